@@ -1,0 +1,210 @@
+package emulator
+
+import (
+	"fmt"
+	"math"
+)
+
+// Event is a scheduled action. The engine owns it from Schedule until it runs
+// or is cancelled.
+type Event struct {
+	timeS  float64
+	seq    uint64
+	index  int // position in the heap; -1 when not queued
+	action func()
+}
+
+// TimeS is the simulated time, in seconds, at which the event runs.
+func (ev *Event) TimeS() float64 { return ev.timeS }
+
+// Pending reports whether the event is still queued.
+func (ev *Event) Pending() bool { return ev.index >= 0 }
+
+// Hook observes the engine; it is called around every event. Hooks must not
+// change the simulation's outcome (tracing and statistics attach here).
+type Hook interface {
+	BeforeEvent(nowS float64, ev *Event)
+	AfterEvent(nowS float64, ev *Event)
+}
+
+// Engine is a discrete-event simulator in simulated time (seconds, float64).
+// It is not safe for concurrent use: one goroutine runs one simulation.
+type Engine struct {
+	nowS   float64
+	seq    uint64
+	queue  []*Event
+	hooks  []Hook
+	nrun   uint64
+	halted bool
+}
+
+// NewEngine returns an engine with its clock at 0 s.
+func NewEngine() *Engine { return &Engine{} }
+
+// NowS is the current simulated time in seconds.
+func (e *Engine) NowS() float64 { return e.nowS }
+
+// EventsRun is the number of events executed so far.
+func (e *Engine) EventsRun() uint64 { return e.nrun }
+
+// Pending is the number of queued events.
+func (e *Engine) Pending() int { return len(e.queue) }
+
+// AddHook attaches an observer called before and after every event.
+func (e *Engine) AddHook(h Hook) { e.hooks = append(e.hooks, h) }
+
+// Schedule queues action to run at absolute simulated time atS (seconds).
+// It panics if atS is NaN or earlier than now: that is a caller bug.
+func (e *Engine) Schedule(atS float64, action func()) *Event {
+	e.checkTime(atS)
+	ev := &Event{timeS: atS, seq: e.seq, action: action}
+	e.seq++
+	e.push(ev)
+	return ev
+}
+
+// After queues action to run delayS seconds from now.
+func (e *Engine) After(delayS float64, action func()) *Event {
+	return e.Schedule(e.nowS+delayS, action)
+}
+
+// Reschedule moves a queued event to time atS, as if it had been cancelled and
+// scheduled anew (it takes a fresh sequence number, so it runs after events
+// already queued for the same time). An event that is not queued is queued.
+func (e *Engine) Reschedule(ev *Event, atS float64) {
+	e.checkTime(atS)
+	ev.timeS = atS
+	ev.seq = e.seq
+	e.seq++
+	if ev.index >= 0 {
+		e.fix(ev.index)
+	} else {
+		e.push(ev)
+	}
+}
+
+// Cancel removes a queued event; cancelling an event that already ran or was
+// cancelled is a no-op.
+func (e *Engine) Cancel(ev *Event) {
+	if ev == nil || ev.index < 0 {
+		return
+	}
+	e.remove(ev.index)
+}
+
+// Halt makes Run return after the current event.
+func (e *Engine) Halt() { e.halted = true }
+
+// Run executes events in (time, sequence) order until the queue is empty or
+// Halt is called.
+func (e *Engine) Run() {
+	e.RunUntil(math.Inf(1))
+}
+
+// RunUntil executes every event whose time is <= endS, then sets the clock to
+// endS if endS is finite and later than the last event.
+func (e *Engine) RunUntil(endS float64) {
+	e.halted = false
+	for len(e.queue) > 0 && !e.halted {
+		ev := e.queue[0]
+		if ev.timeS > endS {
+			break
+		}
+		e.remove(0)
+		e.nowS = ev.timeS
+		for _, h := range e.hooks {
+			h.BeforeEvent(e.nowS, ev)
+		}
+		e.nrun++
+		ev.action()
+		for _, h := range e.hooks {
+			h.AfterEvent(e.nowS, ev)
+		}
+	}
+	if !e.halted && !math.IsInf(endS, 1) && endS > e.nowS {
+		e.nowS = endS
+	}
+}
+
+func (e *Engine) checkTime(atS float64) {
+	if math.IsNaN(atS) {
+		panic("emulator: event scheduled at NaN time")
+	}
+	if atS < e.nowS {
+		panic(fmt.Sprintf("emulator: event scheduled in the past: at %.17g s, now %.17g s", atS, e.nowS))
+	}
+}
+
+// The queue is a binary min-heap on (timeS, seq) with back-indices, so events
+// can be rescheduled and cancelled in O(log n) without leaving garbage behind.
+
+func less(a, b *Event) bool {
+	if a.timeS != b.timeS {
+		return a.timeS < b.timeS
+	}
+	return a.seq < b.seq
+}
+
+func (e *Engine) push(ev *Event) {
+	ev.index = len(e.queue)
+	e.queue = append(e.queue, ev)
+	e.up(ev.index)
+}
+
+func (e *Engine) remove(i int) {
+	q := e.queue
+	last := len(q) - 1
+	ev := q[i]
+	if i != last {
+		q[i] = q[last]
+		q[i].index = i
+	}
+	q[last] = nil
+	e.queue = q[:last]
+	ev.index = -1
+	if i != last {
+		e.fix(i)
+	}
+}
+
+func (e *Engine) fix(i int) {
+	if !e.down(i) {
+		e.up(i)
+	}
+}
+
+func (e *Engine) up(i int) {
+	q := e.queue
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(q[i], q[p]) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		q[i].index, q[p].index = i, p
+		i = p
+	}
+}
+
+func (e *Engine) down(i0 int) bool {
+	q := e.queue
+	n := len(q)
+	i := i0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		j := l
+		if r := l + 1; r < n && less(q[r], q[l]) {
+			j = r
+		}
+		if !less(q[j], q[i]) {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		q[i].index, q[j].index = i, j
+		i = j
+	}
+	return i > i0
+}

@@ -1,0 +1,510 @@
+package emulator
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+
+	"github.com/starsim/starsim/emulator/maxmin"
+)
+
+// Sharing is a link's bandwidth-sharing policy.
+type Sharing uint8
+
+const (
+	// Shared links split their bandwidth among the flows crossing them.
+	Shared Sharing = iota
+	// Fatpipe links give every flow the full bandwidth.
+	Fatpipe
+)
+
+// String returns SimGrid's name of the policy.
+func (s Sharing) String() string {
+	if s == Fatpipe {
+		return "FATPIPE"
+	}
+	return "SHARED"
+}
+
+// LinkID names a link of a Network.
+type LinkID int32
+
+// NetworkOptions selects the sharing model.
+type NetworkOptions struct {
+	// PlainMaxMin shares bandwidth by unweighted max-min fairness instead of
+	// SimGrid's weighting by 1/route-latency. It exists for comparison only:
+	// it mispredicts concurrent transfers on real platforms.
+	PlainMaxMin bool
+	// Check verifies the solution's invariants after every solve and panics
+	// on a violation (a bug). Tests turn it on.
+	Check bool
+}
+
+type link struct {
+	name         string
+	bandwidthBps float64
+	latencyS     float64
+	sharing      Sharing
+	routes       []*Route // routes with active flows crossing this link
+	bytes        float64  // bytes carried so far (each crossing counts)
+	visit        uint64
+	solverIdx    int
+}
+
+type linkUse struct {
+	link  LinkID
+	count int // times the route lists the link
+}
+
+// Route is a fixed sequence of links from one endpoint to another. The
+// flows of one route always share bandwidth equally (same links, same
+// latency), so the network solves one max-min variable per route.
+type Route struct {
+	id       int
+	links    []LinkID
+	uses     []linkUse
+	latencyS float64
+	penalty  float64
+
+	active    flowHeap // flows in their sharing phase, by remaining bytes
+	rateBps   float64  // current rate of each active flow
+	lastS     float64  // time the active flows' remaining bytes refer to
+	doneEv    *Event
+	dirty     bool
+	visit     uint64
+	solverIdx int
+}
+
+// LatencyS is the sum of the route's link latencies, in seconds.
+func (r *Route) LatencyS() float64 { return r.latencyS }
+
+// Links returns the route's links in order (shared; do not modify).
+func (r *Route) Links() []LinkID { return r.links }
+
+// Flow is one transfer of Bytes along a route.
+type Flow struct {
+	route      *Route
+	bytes      float64
+	startS     float64
+	finishS    float64
+	remaining  float64
+	seq        uint64 // issue order: breaks ties between equal flows
+	heapIdx    int
+	done       bool
+	onDone     func(*Flow)
+	activation *Event
+}
+
+// Bytes is the flow's payload.
+func (f *Flow) Bytes() float64 { return f.bytes }
+
+// StartS is the simulated time at which the flow was issued.
+func (f *Flow) StartS() float64 { return f.startS }
+
+// FinishS is the completion time (NaN until Done).
+func (f *Flow) FinishS() float64 { return f.finishS }
+
+// Done reports whether the flow has completed.
+func (f *Flow) Done() bool { return f.done }
+
+// Route is the route the flow travels.
+func (f *Flow) Route() *Route { return f.route }
+
+// Network is a fluid network model: concurrent flows share link bandwidth by
+// weighted max-min fairness, recomputed whenever a flow starts sharing or
+// finishes (see ../shared/docs/fluid-network.md for the exact semantics, those
+// of SimGrid's CM02 model as StarPU configures it).
+type Network struct {
+	eng     *Engine
+	opts    NetworkOptions
+	links   []link
+	nroutes int
+
+	dirty   []*Route
+	solveEv *Event
+	visit   uint64
+
+	// Scratch for solves.
+	solver  maxmin.Solver
+	cnsts   []maxmin.Constraint
+	vars    []maxmin.Variable
+	rates   []float64
+	compR   []*Route
+	compL   []LinkID
+	elemBuf []maxmin.Elem
+
+	nsolves uint64
+	nactive int
+	nflows  uint64
+}
+
+// NewNetwork returns an empty network driven by eng.
+func NewNetwork(eng *Engine, opts NetworkOptions) *Network {
+	return &Network{eng: eng, opts: opts}
+}
+
+// AddLink adds a link; bandwidth must be > 0 B/s and latency >= 0 s.
+func (n *Network) AddLink(name string, bandwidthBps, latencyS float64, sharing Sharing) (LinkID, error) {
+	if !(bandwidthBps > 0) || math.IsInf(bandwidthBps, 0) {
+		return 0, fmt.Errorf("link %q: bandwidth must be a positive finite number of B/s, got %v", name, bandwidthBps)
+	}
+	if !(latencyS >= 0) || math.IsInf(latencyS, 0) {
+		return 0, fmt.Errorf("link %q: latency must be a finite number of seconds >= 0, got %v", name, latencyS)
+	}
+	n.links = append(n.links, link{name: name, bandwidthBps: bandwidthBps, latencyS: latencyS, sharing: sharing})
+	return LinkID(len(n.links) - 1), nil
+}
+
+// LinkName returns the name a link was added with.
+func (n *Network) LinkName(id LinkID) string { return n.links[id].name }
+
+// LinkBytes is the number of bytes that have crossed link id so far, counting
+// completed flows only (a link listed twice in a route counts twice).
+func (n *Network) LinkBytes(id LinkID) float64 { return n.links[id].bytes }
+
+// NumLinks is the number of links.
+func (n *Network) NumLinks() int { return len(n.links) }
+
+// NewRoute builds a route over links, in order. A link may appear several
+// times; it then counts several times for latency and bandwidth.
+func (n *Network) NewRoute(links []LinkID) (*Route, error) {
+	r := &Route{id: n.nroutes, links: append([]LinkID(nil), links...), doneEv: nil}
+	n.nroutes++
+	for _, l := range links {
+		if int(l) < 0 || int(l) >= len(n.links) {
+			return nil, fmt.Errorf("route: unknown link id %d", l)
+		}
+		r.latencyS += n.links[l].latencyS
+		found := false
+		for i := range r.uses {
+			if r.uses[i].link == l {
+				r.uses[i].count++
+				found = true
+			}
+		}
+		if !found {
+			r.uses = append(r.uses, linkUse{link: l, count: 1})
+		}
+	}
+	// SimGrid's sharing penalty is the route latency (weight-S = 0), except
+	// that a route of latency exactly 0 gets penalty 1.
+	r.penalty = r.latencyS
+	if r.penalty == 0 || n.opts.PlainMaxMin {
+		r.penalty = 1
+	}
+	return r, nil
+}
+
+// Send issues a flow of bytes (>= 0) on route r now; onDone (may be nil) runs
+// at its completion time. The flow takes no bandwidth during its latency
+// phase [now, now+latency); then it shares bandwidth until its bytes are sent.
+func (n *Network) Send(r *Route, bytes float64, onDone func(*Flow)) *Flow {
+	if !(bytes >= 0) || math.IsInf(bytes, 0) {
+		panic(fmt.Sprintf("emulator: flow of %v bytes", bytes))
+	}
+	f := &Flow{route: r, bytes: bytes, startS: n.eng.NowS(), finishS: math.NaN(), remaining: bytes,
+		seq: n.nflows, heapIdx: -1, onDone: onDone}
+	n.nflows++
+	// Activation is an event even at zero latency, so onDone never runs
+	// inside Send.
+	f.activation = n.eng.After(r.latencyS, func() { n.activate(f) })
+	return f
+}
+
+func (n *Network) activate(f *Flow) {
+	f.activation = nil
+	if f.remaining == 0 {
+		n.complete(f)
+		return
+	}
+	r := f.route
+	n.advance(r)
+	heap.Push(&r.active, f)
+	n.nactive++
+	if len(r.active) == 1 {
+		for _, u := range r.uses {
+			l := &n.links[u.link]
+			l.routes = append(l.routes, r)
+		}
+	}
+	n.markDirty(r)
+}
+
+func (n *Network) complete(f *Flow) {
+	f.done = true
+	f.finishS = n.eng.NowS()
+	f.remaining = 0
+	for _, u := range f.route.uses {
+		n.links[u.link].bytes += f.bytes * float64(u.count)
+	}
+	if f.onDone != nil {
+		f.onDone(f)
+	}
+}
+
+// advance brings the remaining bytes of r's active flows to now at r's
+// current rate. Every flow of a route loses the same amount, so the heap
+// order is preserved.
+func (n *Network) advance(r *Route) {
+	now := n.eng.NowS()
+	if dt := now - r.lastS; dt > 0 && len(r.active) > 0 && r.rateBps > 0 {
+		sent := r.rateBps * dt
+		for _, f := range r.active {
+			f.remaining -= sent
+			if f.remaining < 0 {
+				f.remaining = 0
+			}
+		}
+	}
+	r.lastS = now
+}
+
+func (n *Network) markDirty(r *Route) {
+	if !r.dirty {
+		r.dirty = true
+		n.dirty = append(n.dirty, r)
+	}
+	// Solve once per instant, after every change queued for this instant:
+	// equal-time events run in scheduling order, so this one runs last.
+	if n.solveEv == nil || !n.solveEv.Pending() {
+		n.solveEv = n.eng.Schedule(n.eng.NowS(), n.solve)
+	}
+}
+
+// routeDone fires when the flow at the head of r's heap has sent its bytes.
+func (n *Network) routeDone(r *Route) {
+	n.advance(r)
+	// The head has sent its bytes; flows of the route with exactly as many
+	// bytes left finish with it, in issue order.
+	f := heap.Pop(&r.active).(*Flow)
+	n.nactive--
+	finished := []*Flow{f}
+	for len(r.active) > 0 && r.active[0].remaining <= f.remaining {
+		finished = append(finished, heap.Pop(&r.active).(*Flow))
+		n.nactive--
+	}
+	if len(r.active) == 0 {
+		r.rateBps = 0
+		for _, u := range r.uses {
+			l := &n.links[u.link]
+			for i, x := range l.routes {
+				if x == r {
+					last := len(l.routes) - 1
+					l.routes[i] = l.routes[last]
+					l.routes = l.routes[:last]
+					break
+				}
+			}
+		}
+	}
+	n.markDirty(r)
+	for _, g := range finished {
+		n.complete(g)
+	}
+}
+
+// solve re-solves the connected components (routes and links coupled by
+// active flows) that contain a changed route.
+func (n *Network) solve() {
+	n.visit++
+	for _, r0 := range n.dirty {
+		r0.dirty = false
+		if r0.visit == n.visit {
+			continue
+		}
+		n.collect(r0)
+		n.solveComponent()
+	}
+	n.dirty = n.dirty[:0]
+}
+
+// collect gathers r0's component into compR/compL by breadth-first search.
+func (n *Network) collect(r0 *Route) {
+	n.compR = append(n.compR[:0], r0)
+	n.compL = n.compL[:0]
+	r0.visit = n.visit
+	for i := 0; i < len(n.compR); i++ {
+		r := n.compR[i]
+		// A route that just lost its last flow still leads to the routes
+		// that now share its links' freed bandwidth.
+		for _, u := range r.uses {
+			l := &n.links[u.link]
+			if l.visit == n.visit {
+				continue
+			}
+			l.visit = n.visit
+			n.compL = append(n.compL, u.link)
+			for _, r2 := range l.routes {
+				if r2.visit != n.visit {
+					r2.visit = n.visit
+					n.compR = append(n.compR, r2)
+				}
+			}
+		}
+	}
+}
+
+func (n *Network) solveComponent() {
+	n.nsolves++
+	now := n.eng.NowS()
+	n.cnsts = n.cnsts[:0]
+	for i, li := range n.compL {
+		l := &n.links[li]
+		l.solverIdx = i
+		n.cnsts = append(n.cnsts, maxmin.Constraint{Capacity: l.bandwidthBps, Fatpipe: l.sharing == Fatpipe})
+	}
+	n.vars = n.vars[:0]
+	n.elemBuf = n.elemBuf[:0]
+	for _, r := range n.compR {
+		n.advance(r)
+		k := len(r.active)
+		if k == 0 {
+			r.rateBps = 0
+			if r.doneEv != nil {
+				n.eng.Cancel(r.doneEv)
+			}
+			continue
+		}
+		// k identical flows at level t each get t/penalty: one variable of
+		// penalty penalty/k stands for all of them. On a SHARED link it
+		// consumes count per unit; on a FATPIPE link each flow is bounded
+		// alone, so the aggregate's coefficient is 1/k.
+		start := len(n.elemBuf)
+		for _, u := range r.uses {
+			coef := float64(u.count)
+			if n.links[u.link].sharing == Fatpipe {
+				coef = 1 / float64(k)
+			}
+			n.elemBuf = append(n.elemBuf, maxmin.Elem{Cnst: n.links[u.link].solverIdx, Coef: coef})
+		}
+		r.solverIdx = len(n.vars)
+		n.vars = append(n.vars, maxmin.Variable{Penalty: r.penalty / float64(k), Elems: n.elemBuf[start:len(n.elemBuf):len(n.elemBuf)]})
+	}
+	if cap(n.rates) < len(n.vars) {
+		n.rates = make([]float64, len(n.vars))
+	}
+	n.rates = n.rates[:len(n.vars)]
+	n.solver.Solve(n.cnsts, n.vars, n.rates)
+	for _, r := range n.compR {
+		k := len(r.active)
+		if k == 0 {
+			continue
+		}
+		r.rateBps = n.rates[r.solverIdx] / float64(k)
+		var at float64
+		switch {
+		case math.IsInf(r.rateBps, 1):
+			at = now
+		case r.rateBps > 0:
+			at = now + r.active[0].remaining/r.rateBps
+		default:
+			at = math.Inf(1)
+		}
+		if math.IsInf(at, 1) {
+			if r.doneEv != nil {
+				n.eng.Cancel(r.doneEv)
+			}
+			continue
+		}
+		if r.doneEv == nil {
+			rr := r
+			r.doneEv = n.eng.Schedule(at, func() { n.routeDone(rr) })
+		} else {
+			n.eng.Reschedule(r.doneEv, at)
+		}
+	}
+	if n.opts.Check {
+		if err := n.checkComponent(); err != nil {
+			panic("emulator: network invariant violated: " + err.Error())
+		}
+	}
+}
+
+// Stats returns the number of component solves so far.
+func (n *Network) Stats() (solves uint64) { return n.nsolves }
+
+// checkComponent verifies, for the component just solved: rates are >= 0; no
+// link is above capacity; every route is limited by a saturated link on which
+// it has the largest rate·penalty (weighted max-min optimality).
+func (n *Network) checkComponent() error {
+	const tol = 1e-9
+	load := make([]float64, len(n.compL))
+	for _, r := range n.compR {
+		k := float64(len(r.active))
+		if k == 0 {
+			continue
+		}
+		if !(r.rateBps >= 0) {
+			return fmt.Errorf("route %d has rate %v", r.id, r.rateBps)
+		}
+		for _, u := range r.uses {
+			i := n.links[u.link].solverIdx
+			if n.links[u.link].sharing == Fatpipe {
+				load[i] = math.Max(load[i], r.rateBps)
+			} else {
+				load[i] += k * float64(u.count) * r.rateBps
+			}
+		}
+	}
+	for i, li := range n.compL {
+		if bw := n.links[li].bandwidthBps; load[i] > bw*(1+tol) {
+			return fmt.Errorf("link %q carries %.17g B/s > capacity %.17g", n.links[li].name, load[i], bw)
+		}
+	}
+	for _, r := range n.compR {
+		if len(r.active) == 0 {
+			continue
+		}
+		limited := false
+		for _, u := range r.uses {
+			l := &n.links[u.link]
+			if load[l.solverIdx] < l.bandwidthBps*(1-tol) {
+				continue
+			}
+			top := true
+			for _, r2 := range l.routes {
+				if r2.rateBps*r2.penalty > r.rateBps*r.penalty*(1+tol) {
+					top = false
+					break
+				}
+			}
+			if top {
+				limited = true
+				break
+			}
+		}
+		if !limited {
+			return fmt.Errorf("route %d (rate %.17g B/s) is not limited by any saturated link", r.id, r.rateBps)
+		}
+	}
+	return nil
+}
+
+// flowHeap orders a route's active flows by remaining bytes.
+type flowHeap []*Flow
+
+func (h flowHeap) Len() int { return len(h) }
+func (h flowHeap) Less(i, j int) bool {
+	if h[i].remaining != h[j].remaining {
+		return h[i].remaining < h[j].remaining
+	}
+	return h[i].seq < h[j].seq
+}
+func (h flowHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].heapIdx = i
+	h[j].heapIdx = j
+}
+func (h *flowHeap) Push(x any) {
+	f := x.(*Flow)
+	f.heapIdx = len(*h)
+	*h = append(*h, f)
+}
+func (h *flowHeap) Pop() any {
+	old := *h
+	f := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	f.heapIdx = -1
+	return f
+}

@@ -1,0 +1,45 @@
+// Package srcerr is the one error type that every starsim reader returns for bad
+// input: it names the file, the line (when the format has lines) and what was
+// expected, so the CLI can print "FILE:LINE: reason" and exit non-zero.
+package srcerr
+
+import "fmt"
+
+// Error is a located input error. Line is 1-based; 0 means the format (or the
+// fault) has no line, and the message then reads "FILE: reason".
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+// Error formats the error as FILE:LINE: reason.
+func (e *Error) Error() string {
+	switch {
+	case e.File == "" && e.Line == 0:
+		return e.Msg
+	case e.Line == 0:
+		return e.File + ": " + e.Msg
+	default:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+}
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(file string, line int, format string, args ...any) *Error {
+	return &Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// LineOf returns the 1-based line of byte offset off in data (clamped to data).
+func LineOf(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	line := 1
+	for _, b := range data[:off] {
+		if b == '\n' {
+			line++
+		}
+	}
+	return line
+}
