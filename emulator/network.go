@@ -66,9 +66,10 @@ type Route struct {
 	latencyS float64
 	penalty  float64
 
-	active    flowHeap // flows in their sharing phase, by remaining bytes
+	active    flowHeap // flows in their sharing phase, by target
 	rateBps   float64  // current rate of each active flow
-	lastS     float64  // time the active flows' remaining bytes refer to
+	sent      float64  // bytes each active flow has sent since the base (see advance)
+	lastS     float64  // time sent refers to
 	doneEv    *Event
 	dirty     bool
 	visit     uint64
@@ -83,11 +84,14 @@ func (r *Route) Links() []LinkID { return r.links }
 
 // Flow is one transfer of Bytes along a route.
 type Flow struct {
-	route      *Route
-	bytes      float64
-	startS     float64
-	finishS    float64
-	remaining  float64
+	route   *Route
+	bytes   float64
+	startS  float64
+	finishS float64
+	// target is the route's sent counter at which the flow is done: a
+	// flow's remaining bytes are target - route.sent, so advancing every
+	// active flow of a route is O(1).
+	target     float64
 	seq        uint64 // issue order: breaks ties between equal flows
 	heapIdx    int
 	done       bool
@@ -202,7 +206,7 @@ func (n *Network) Send(r *Route, bytes float64, onDone func(*Flow)) *Flow {
 	if !(bytes >= 0) || math.IsInf(bytes, 0) {
 		panic(fmt.Sprintf("emulator: flow of %v bytes", bytes))
 	}
-	f := &Flow{route: r, bytes: bytes, startS: n.eng.NowS(), finishS: math.NaN(), remaining: bytes,
+	f := &Flow{route: r, bytes: bytes, startS: n.eng.NowS(), finishS: math.NaN(),
 		seq: n.nflows, heapIdx: -1, onDone: onDone}
 	n.nflows++
 	// Activation is an event even at zero latency, so onDone never runs
@@ -213,12 +217,18 @@ func (n *Network) Send(r *Route, bytes float64, onDone func(*Flow)) *Flow {
 
 func (n *Network) activate(f *Flow) {
 	f.activation = nil
-	if f.remaining == 0 {
+	if f.bytes == 0 {
 		n.complete(f)
 		return
 	}
 	r := f.route
 	n.advance(r)
+	if len(r.active) == 0 {
+		r.sent = 0
+	} else if r.sent > rebaseFactor*f.bytes {
+		n.rebase(r)
+	}
+	f.target = r.sent + f.bytes
 	heap.Push(&r.active, f)
 	n.nactive++
 	if len(r.active) == 1 {
@@ -233,7 +243,6 @@ func (n *Network) activate(f *Flow) {
 func (n *Network) complete(f *Flow) {
 	f.done = true
 	f.finishS = n.eng.NowS()
-	f.remaining = 0
 	for _, u := range f.route.uses {
 		n.links[u.link].bytes += f.bytes * float64(u.count)
 	}
@@ -242,22 +251,29 @@ func (n *Network) complete(f *Flow) {
 	}
 }
 
-// advance brings the remaining bytes of r's active flows to now at r's
-// current rate. Every flow of a route loses the same amount, so the heap
-// order is preserved.
+// rebaseFactor bounds route.sent relative to a joining flow's bytes, so that
+// target - sent keeps that flow's remaining bytes to ~1e-12 relative.
+const rebaseFactor = 1e4
+
+// advance brings r's sent counter to now at r's current rate: every active
+// flow of the route has sent the same bytes, so they all advance at once.
 func (n *Network) advance(r *Route) {
 	now := n.eng.NowS()
 	if dt := now - r.lastS; dt > 0 && len(r.active) > 0 && r.rateBps > 0 {
-		sent := r.rateBps * dt
-		for _, f := range r.active {
-			f.remaining -= sent
-			if f.remaining < 0 {
-				f.remaining = 0
-			}
-		}
+		r.sent += r.rateBps * dt
 	}
 	r.lastS = now
 }
+
+// rebase moves r's counter origin to now (O(active flows); rare).
+func (n *Network) rebase(r *Route) {
+	for _, f := range r.active {
+		f.target -= r.sent
+	}
+	r.sent = 0
+}
+
+func (r *Route) remaining(f *Flow) float64 { return math.Max(f.target-r.sent, 0) }
 
 func (n *Network) markDirty(r *Route) {
 	if !r.dirty {
@@ -279,7 +295,7 @@ func (n *Network) routeDone(r *Route) {
 	f := heap.Pop(&r.active).(*Flow)
 	n.nactive--
 	finished := []*Flow{f}
-	for len(r.active) > 0 && r.active[0].remaining <= f.remaining {
+	for len(r.active) > 0 && r.active[0].target <= f.target {
 		finished = append(finished, heap.Pop(&r.active).(*Flow))
 		n.nactive--
 	}
@@ -396,7 +412,7 @@ func (n *Network) solveComponent() {
 		case math.IsInf(r.rateBps, 1):
 			at = now
 		case r.rateBps > 0:
-			at = now + r.active[0].remaining/r.rateBps
+			at = now + r.remaining(r.active[0])/r.rateBps
 		default:
 			at = math.Inf(1)
 		}
@@ -480,13 +496,14 @@ func (n *Network) checkComponent() error {
 	return nil
 }
 
-// flowHeap orders a route's active flows by remaining bytes.
+// flowHeap orders a route's active flows by target (remaining bytes), then
+// issue order.
 type flowHeap []*Flow
 
 func (h flowHeap) Len() int { return len(h) }
 func (h flowHeap) Less(i, j int) bool {
-	if h[i].remaining != h[j].remaining {
-		return h[i].remaining < h[j].remaining
+	if h[i].target != h[j].target {
+		return h[i].target < h[j].target
 	}
 	return h[i].seq < h[j].seq
 }
