@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// golden compares got with testdata/NAME.golden (rewritten with -update).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got)
+}
+
+func TestGoldenOutputs(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"platform-show", []string{"platform", "show", "testdata/small.platform.xml"}},
+		{"platform-show-json", []string{"platform", "show", "testdata/small.platform.xml", "--json"}},
+		{"netsim-demo-json", []string{"netsim", "--demo"}},
+		{"netsim-demo-table", []string{"netsim", "--demo", "--table"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCLI(c.args...)
+			require.Equal(t, 0, code, errs)
+			golden(t, c.name, out)
+		})
+	}
+}
+
+// TestPlatformShowJSONShape checks the documented JSON shape and units on the
+// small platform: 12GBps = 1.2e10 B/s, 9us = 9e-6 s, 2Gf = 2e9 flop/s, the
+// symmetrical GPU0->GPU1 route listed both ways (reverse link order).
+func TestPlatformShowJSONShape(t *testing.T) {
+	code, out, errs := runCLI("platform", "show", "--json", "testdata/small.platform.xml")
+	require.Equal(t, 0, code, errs)
+	var got platformJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	require.Len(t, got.Hosts, 3)
+	assert.Equal(t, 2e9, got.Hosts[1].Speed)
+	assert.Equal(t, "17179869184", got.Hosts[1].Props["memsize"])
+	assert.Equal(t, linkJSON{"Share", 1.2e10, 0, "SHARED"}, got.Links[0])
+	assert.Equal(t, linkJSON{"RAM-GPU0", 1.15e10, 9e-6, "SHARED"}, got.Links[1])
+	assert.Equal(t, "FATPIPE", got.Links[2].SharingPolicy)
+	assert.ElementsMatch(t, []routeJSON{
+		{"RAM", "GPU0", []string{"RAM-GPU0", "Share"}},
+		{"GPU0", "RAM", []string{"GPU0-RAM", "Share"}},
+		{"GPU0", "GPU1", []string{"GPU0-RAM", "P2P"}},
+		{"GPU1", "GPU0", []string{"P2P", "GPU0-RAM"}},
+	}, got.Routes)
+}
+
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		inStderr string
+	}{
+		{"unknown command", []string{"frobnicate"}, 2, "unknown command \"frobnicate\""},
+		{"missing file", []string{"platform", "show"}, 2, "want exactly one platform FILE"},
+		{"bad flag", []string{"netsim", "--nope"}, 2, "flag provided but not defined: -nope"},
+		{"bad platform", []string{"platform", "show", "testdata/bad-link.platform.xml"}, 1, "testdata/bad-link.platform.xml:5:"},
+		{"nonexistent", []string{"netsim", "testdata/does-not-exist.json"}, 1, "does-not-exist.json"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCLI(c.args...)
+			assert.Equal(t, c.code, code)
+			assert.Empty(t, out, "no result on error")
+			assert.Contains(t, errs, c.inStderr)
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := runCLI("help")
+	assert.Equal(t, 0, code)
+	for _, c := range commands() {
+		assert.Contains(t, out, c.name)
+	}
+	code, _, errs := runCLI("netsim", "--help")
+	assert.Equal(t, 0, code)
+	assert.True(t, strings.Contains(errs, "Usage: starsim netsim"))
+}
+
+// TestNetsimDeterministic: same scenario, byte-identical output.
+func TestNetsimDeterministic(t *testing.T) {
+	_, a, _ := runCLI("netsim", "--demo")
+	_, b, _ := runCLI("netsim", "--demo")
+	assert.Equal(t, a, b)
+}

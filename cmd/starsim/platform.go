@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/starsim/starsim/platforms"
+)
+
+func runPlatform(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
+		fmt.Fprintf(stderr, "Usage: starsim platform show [--json] FILE\n\n  show   hosts, links and routes of a SimGrid platform file (v3 or v4 dialect)\n")
+		if len(args) == 0 {
+			return &usageError{"missing subcommand"}
+		}
+		return nil
+	}
+	switch args[0] {
+	case "show":
+		return runPlatformShow(args[1:], stdout, stderr)
+	default:
+		return &usageError{fmt.Sprintf("unknown subcommand %q (want: show)", args[0])}
+	}
+}
+
+const platformShowDoc = `
+Prints the hosts (id, speed in flop/s, properties such as model and memsize),
+links (bandwidth B/s, latency s, sharing policy) and routes of a SimGrid
+platform file, v3 (<AS>, power=) or v4/v4.1 (<zone>, speed=). A symmetrical
+route is listed in both directions.
+
+--json prints {"hosts":[{"id","speed","props":{}}],
+"links":[{"id","bandwidth","latency","sharing_policy"}],
+"routes":[{"src","dst","links":[]}]}.`
+
+type hostJSON struct {
+	ID    string            `json:"id"`
+	Speed float64           `json:"speed"`
+	Props map[string]string `json:"props"`
+}
+
+type linkJSON struct {
+	ID            string  `json:"id"`
+	Bandwidth     float64 `json:"bandwidth"`
+	Latency       float64 `json:"latency"`
+	SharingPolicy string  `json:"sharing_policy"`
+}
+
+type routeJSON struct {
+	Src   string   `json:"src"`
+	Dst   string   `json:"dst"`
+	Links []string `json:"links"`
+}
+
+type platformJSON struct {
+	Hosts  []hostJSON  `json:"hosts"`
+	Links  []linkJSON  `json:"links"`
+	Routes []routeJSON `json:"routes"`
+}
+
+func runPlatformShow(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("platform show", "FILE", platformShowDoc, stderr)
+	asJSON := fs.Bool("json", false, "print JSON instead of tables")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return &usageError{"want exactly one platform FILE"}
+	}
+	p, err := platforms.ParseFile(pos[0])
+	if err != nil {
+		return err
+	}
+	out := platformJSON{Hosts: []hostJSON{}, Links: []linkJSON{}, Routes: []routeJSON{}}
+	for _, h := range p.Hosts {
+		props := map[string]string{}
+		for _, pr := range h.Props {
+			props[pr.ID] = pr.Value
+		}
+		out.Hosts = append(out.Hosts, hostJSON{h.ID, h.SpeedFlops, props})
+	}
+	for _, l := range p.Links {
+		out.Links = append(out.Links, linkJSON{l.ID, l.BandwidthBps, l.LatencyS, string(l.Sharing)})
+	}
+	for _, r := range p.DirectedRoutes() {
+		links := r.Links
+		if links == nil {
+			links = []string{}
+		}
+		out.Routes = append(out.Routes, routeJSON{r.Src, r.Dst, links})
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return printPlatform(stdout, pos[0], p, &out)
+}
+
+func printPlatform(w io.Writer, file string, p *platforms.Platform, out *platformJSON) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s: %d hosts, %d links, %d routes\n\n", file, len(out.Hosts), len(out.Links), len(out.Routes))
+	fmt.Fprintf(tw, "HOST\tSPEED (flop/s)\tPROPERTIES\n")
+	for _, h := range p.Hosts {
+		var props []string
+		for _, pr := range h.Props {
+			props = append(props, pr.ID+"="+pr.Value)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.ID, num(h.SpeedFlops), strings.Join(props, " "))
+	}
+	fmt.Fprintf(tw, "\nLINK\tBANDWIDTH (B/s)\tLATENCY (s)\tSHARING\n")
+	for _, l := range out.Links {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.ID, num(l.Bandwidth), num(l.Latency), l.SharingPolicy)
+	}
+	fmt.Fprintf(tw, "\nROUTE\tLINKS\n")
+	for _, r := range out.Routes {
+		fmt.Fprintf(tw, "%s -> %s\t%s\n", r.Src, r.Dst, strings.Join(r.Links, ", "))
+	}
+	return tw.Flush()
+}
+
+// num prints a float exactly (shortest round-trip form).
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
