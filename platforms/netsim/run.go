@@ -69,6 +69,13 @@ func Run(sc *Scenario, opts emulator.NetworkOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return RunOn(topo, sc, opts)
+}
+
+// RunOn simulates the flows of sc on topo (sc's own links and routes are
+// ignored).
+func RunOn(topo *Topology, sc *Scenario, opts emulator.NetworkOptions) (*Result, error) {
+	var err error
 	eng := emulator.NewEngine()
 	net := emulator.NewNetwork(eng, opts)
 	ids := make(map[string]emulator.LinkID, len(topo.Links))

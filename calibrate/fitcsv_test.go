@@ -1,0 +1,131 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestFitFromCSV writes seeded synthetic samples as CSV, fits them over the
+// small calibration and checks what comes back. Tolerances: the mean of 5000
+// lognormal draws (sigma 0.05) is within 0.5% of its expectation with
+// overwhelming probability (standard error ~0.07%); the transfer model is
+// exact up to 0.5% multiplicative noise, so breakpoints are found at the
+// sampled size where the regime changes and slopes within 2%.
+func TestFitFromCSV(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(11, 12))
+	var kb strings.Builder
+	kb.WriteString("model,arch,footprint,size,duration_us\n")
+	const mode = 2800.0
+	for i := 0; i < 5000; i++ {
+		d := mode * math.Exp(0.05*rng.NormFloat64())
+		if i%100 == 0 { // 1% tail at 10x the mode
+			d *= 10
+		}
+		fmt.Fprintf(&kb, "chol_model_gemm,cuda0,24c84a50,11059200,%.3f\n", d)
+	}
+	kpath := filepath.Join(dir, "k.csv")
+	require.NoError(t, os.WriteFile(kpath, []byte(kb.String()), 0o644))
+
+	// Two regimes at pitch 38400 B: below 4 MiB 12 us + 1/6 GB/s, above
+	// 60 us + 1/10 GB/s (an abrupt change of slope and intercept).
+	var tb strings.Builder
+	tb.WriteString("# src,dst,bytes,pitch,duration_us\n")
+	truth := func(b float64) float64 {
+		if b < 4<<20 {
+			return 12 + b/6e3
+		}
+		return 60 + b/10e3
+	}
+	for s := 0; s < 24; s++ {
+		b := float64(256<<10) * math.Pow(1.25, float64(s))
+		for r := 0; r < 4; r++ {
+			fmt.Fprintf(&tb, "RAM,CUDA0,%.0f,38400,%.4f\n", b, truth(b)*(1+0.005*rng.NormFloat64()))
+		}
+	}
+	tpath := filepath.Join(dir, "t.csv")
+	require.NoError(t, os.WriteFile(tpath, []byte(tb.String()), 0o644))
+
+	base, err := ReadFile("testdata/small.calib.json")
+	require.NoError(t, err)
+	ks, err := ReadKernelCSV(kpath)
+	require.NoError(t, err)
+	ts, err := ReadTransferCSV(tpath)
+	require.NoError(t, err)
+	f, err := Fit(base, ks, ts)
+	require.NoError(t, err)
+
+	e := f.Kernels[0].Entries[0]
+	assert.Equal(t, "24c84a50", e.Footprint)
+	assert.Equal(t, uint64(5000), e.N)
+	wantMean := mode * math.Exp(0.05*0.05/2) * (0.99 + 0.01*10)
+	assert.InEpsilon(t, wantMean, e.MeanUS, 0.005)
+	assert.Equal(t, float64(base.Kernels[0].Entries[0].Flops), float64(e.Flops), "flops kept from the base")
+	require.NotNil(t, e.Histogram)
+	assert.Greater(t, len(e.Histogram.Counts), 2)
+	var tot uint64
+	for _, c := range e.Histogram.Counts {
+		tot += c
+	}
+	assert.Equal(t, uint64(5000), tot)
+
+	tr := f.Transfers[0]
+	require.Len(t, tr.PitchModels, 1)
+	segs := tr.PitchModels[0].Segments
+	require.Len(t, segs, 2)
+	require.NotNil(t, segs[0].HiBytes)
+	// The first sampled size at or above 4 MiB.
+	firstAbove := 0.0
+	for s := 0; s < 24; s++ {
+		if b := float64(256<<10) * math.Pow(1.25, float64(s)); b >= 4<<20 {
+			firstAbove = math.Round(b)
+			break
+		}
+	}
+	assert.Equal(t, firstAbove, *segs[0].HiBytes)
+	assert.InEpsilon(t, 1/6e9, segs[0].SlopeSPerByte, 0.02)
+	assert.InEpsilon(t, 1/10e9, segs[1].SlopeSPerByte, 0.02)
+	// The fitted file is a valid calibration (it re-reads).
+	var b strings.Builder
+	require.NoError(t, f.Write(&b))
+	_, err = Parse([]byte(b.String()), "fitted")
+	require.NoError(t, err)
+}
+
+func TestBadCSV(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, kind, body, want string
+	}{
+		{"columns", "k", "model,arch,footprint,size,duration_us\nchol,cuda0,24c84a50,1\n", "k.csv:2: want 5 columns"},
+		{"negative", "k", "chol,cuda0,24c84a50,10,-3\n", "k.csv:1: duration_us must be >= 0"},
+		{"arch", "k", "\nchol,gpu0,24c84a50,10,3\n", "k.csv:2: unknown arch \"gpu0\""},
+		{"footprint", "k", "chol,cuda0,zz,10,3\n", "k.csv:1: footprint must be 8 hex digits"},
+		{"size", "k", "chol,cuda0,24c84a50,ten,3\n", "size must be a number of bytes"},
+		{"nan", "t", "RAM,CUDA0,10,3840,NaN\n", "t.csv:1: duration_us must be a finite number"},
+		{"same node", "t", "# c\nRAM,RAM,10,3840,1\n", "t.csv:2: src and dst must be two different"},
+		{"pitch", "t", "RAM,CUDA0,10,-1,1\n", "pitch must be >= 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, c.kind+".csv")
+			require.NoError(t, os.WriteFile(p, []byte(c.body), 0o644))
+			var err error
+			if c.kind == "k" {
+				_, err = ReadKernelCSV(p)
+			} else {
+				_, err = ReadTransferCSV(p)
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+}

@@ -1,0 +1,106 @@
+package starpu
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// token is one whitespace-separated word of a calibration file, comments
+// ('#' to the end of the line) removed.
+type token struct {
+	s    string
+	line int
+}
+
+// tokenize splits data into tokens with their 1-based line numbers. It also
+// returns the number of the last line, where a truncated file "ran out".
+func tokenize(data []byte) ([]token, int) {
+	var toks []token
+	line := 0
+	for rest := string(data); len(rest) > 0; {
+		line++
+		var l string
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			l, rest = rest, ""
+		}
+		if i := strings.IndexByte(l, '#'); i >= 0 {
+			l = l[:i]
+		}
+		for _, f := range strings.Fields(l) {
+			toks = append(toks, token{f, line})
+		}
+	}
+	if line == 0 {
+		line = 1
+	}
+	return toks, line
+}
+
+// tokenLines splits data into its lines, comments removed, as token lists; lines
+// left empty are dropped.
+func tokenLines(data []byte) ([][]token, int) {
+	toks, last := tokenize(data)
+	var out [][]token
+	for i := 0; i < len(toks); {
+		j := i + 1
+		for j < len(toks) && toks[j].line == toks[i].line {
+			j++
+		}
+		out = append(out, toks[i:j])
+		i = j
+	}
+	return out, last
+}
+
+// parseFloat reads a C-style floating-point number as StarPU writes it with
+// printf("%e") or scanf("%le") reads it. "nan" in any case, signed or not,
+// is NaN; infinities and hexadecimal floats are refused.
+func parseFloat(s string) (float64, bool) {
+	body := strings.TrimLeft(s, "+-")
+	if len(s)-len(body) > 1 {
+		return 0, false
+	}
+	if strings.EqualFold(body, "nan") {
+		return math.NaN(), true
+	}
+	if body == "" || strings.ContainsAny(body, "xXpP_") {
+		return 0, false
+	}
+	switch body[0] {
+	case 'i', 'I', 'n', 'N':
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
+}
+
+// formatFloat writes v so that parseFloat reads back exactly v (NaN as
+// "nan", the way glibc prints it).
+func formatFloat(v float64) string {
+	if math.IsNaN(v) {
+		return "nan"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// parseUint reads a non-negative decimal integer (no sign, no exponent).
+func parseUint(s string, bits int) (uint64, bool) {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s, 10, bits)
+	return v, err == nil
+}
+
+// parseInt reads a decimal integer with an optional sign that fits in 32
+// bits (StarPU reads these fields with scanf("%d") or "%u").
+func parseInt(s string) (int, bool) {
+	v, err := strconv.ParseInt(s, 10, 32)
+	return int(v), err == nil
+}
