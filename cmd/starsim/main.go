@@ -29,7 +29,8 @@ func (e *usageError) Error() string { return e.msg }
 
 func commands() []command {
 	return []command{
-		{"platform", "inspect SimGrid platform files (platform show)", runPlatform},
+		{"platform", "SimGrid platform files: show, build from a calibration", runPlatform},
+		{"calibrate", "calibration files: import from StarPU, show, fit from samples", runCalibrate},
 		{"netsim", "simulate flows on a fluid network", runNetsim},
 		{"version", "print the version", func(_ []string, out, _ io.Writer) error {
 			_, err := fmt.Fprintf(out, "starsim %s\n", version)

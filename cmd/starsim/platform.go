@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"os"
+
 	"encoding/json"
 	"fmt"
+	"github.com/starsim/starsim/calibrate"
 	"io"
 	"strconv"
 	"strings"
@@ -13,7 +17,7 @@ import (
 
 func runPlatform(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
-		fmt.Fprintf(stderr, "Usage: starsim platform show [--json] FILE\n\n  show   hosts, links and routes of a SimGrid platform file (v3 or v4 dialect)\n")
+		fmt.Fprintf(stderr, "Usage: starsim platform SUBCOMMAND\n\n  show   [--json] FILE                      hosts, links and routes of a SimGrid platform file (v3 or v4 dialect)\n  build  [FILE.calib.json] -o platform.xml  the SimGrid v4.1 platform of a calibration (default: embedded)\n")
 		if len(args) == 0 {
 			return &usageError{"missing subcommand"}
 		}
@@ -22,8 +26,10 @@ func runPlatform(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "show":
 		return runPlatformShow(args[1:], stdout, stderr)
+	case "build":
+		return runPlatformBuild(args[1:], stdout, stderr)
 	default:
-		return &usageError{fmt.Sprintf("unknown subcommand %q (want: show)", args[0])}
+		return &usageError{fmt.Sprintf("unknown subcommand %q (want: show, build)", args[0])}
 	}
 }
 
@@ -126,3 +132,41 @@ func printPlatform(w io.Writer, file string, p *platforms.Platform, out *platfor
 
 // num prints a float exactly (shortest round-trip form).
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func runPlatformBuild(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("platform build", "[FILE.calib.json]", `
+Writes the SimGrid v4.1 platform of a calibration (default: the embedded
+one): hosts MAIN, CPU0.., each device with model/memsize/memcpy_peer props,
+RAM; the calibration's links and one-way routes; StarPU's network config.
+The real SimGrid 3.x loads it. -o - writes to stdout.`, stderr)
+	out := fs.String("o", "", "output platform file, or - for stdout")
+	dir := fs.String("starpu", "", "StarPU sampling directory instead of a calibration file")
+	host := fs.String("host", "", "host name, with --starpu")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 || *out == "" {
+		return &usageError{"want [FILE.calib.json] -o platform.xml"}
+	}
+	file := ""
+	if len(pos) == 1 {
+		file = pos[0]
+	}
+	f, err := loadCalibration(file, *dir, *host, stderr)
+	if err != nil {
+		return err
+	}
+	p, err := calibrate.BuildPlatform(f)
+	if err != nil {
+		return err
+	}
+	if *out == "-" {
+		return p.WriteXML(stdout)
+	}
+	var buf bytes.Buffer
+	if err := p.WriteXML(&buf); err != nil {
+		return err
+	}
+	return os.WriteFile(*out, buf.Bytes(), 0o644)
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/starsim/starsim/calibrate"
+)
+
+const calibrateUsage = `Usage: starsim calibrate SUBCOMMAND [flags]
+
+  import   --starpu DIR --host NAME -o FILE.calib.json   StarPU sampling directory -> calibration
+  show     [--json] [FILE | --starpu DIR --host NAME]     kernels, transfers, links, costs (default: embedded)
+  fit      -o FILE.calib.json [--base FILE] [--kernels K.csv] [--transfers T.csv]
+           histograms and pitch-dependent transfer models from raw samples
+`
+
+func runCalibrate(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
+		fmt.Fprint(stderr, calibrateUsage)
+		if len(args) == 0 {
+			return &usageError{"missing subcommand"}
+		}
+		return nil
+	}
+	switch args[0] {
+	case "import":
+		return runCalibrateImport(args[1:], stdout, stderr)
+	case "show":
+		return runCalibrateShow(args[1:], stdout, stderr)
+	case "fit":
+		return runCalibrateFit(args[1:], stdout, stderr)
+	}
+	return &usageError{fmt.Sprintf("unknown subcommand %q (want: import, show, fit)", args[0])}
+}
+
+// writeCalibration writes f to path atomically enough for a CLI: to a
+// temporary file renamed into place, so a failure leaves no partial file.
+func writeCalibration(f *calibrate.File, path string) error {
+	tmp := path + ".tmp"
+	out, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if err := f.Write(out); err != nil {
+		out.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := out.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func runCalibrateImport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("calibrate import", "", `
+Reads a StarPU sampling directory (bus/HOST.* and codelets/45/*.HOST, as
+starpu_calibrate_bus and calibrating runs leave them) and writes a starsim
+calibration: machine, network (the platform file's links and routes), the
+scheduler's transfer predictions, StarPU's runtime costs and every kernel
+model entry. Warnings (entries left out) go to stderr.`, stderr)
+	dir := fs.String("starpu", "", "StarPU sampling directory (holds bus/ and codelets/)")
+	host := fs.String("host", "", "host name of the files (STARPU_HOSTNAME)")
+	out := fs.String("o", "", "output calibration file (*.calib.json)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 || *dir == "" || *host == "" || *out == "" {
+		return &usageError{"want --starpu DIR --host NAME -o FILE.calib.json"}
+	}
+	f, warn, err := calibrate.Import(*dir, *host)
+	if err != nil {
+		return err
+	}
+	for _, w := range warn {
+		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
+	}
+	if err := writeCalibration(f, *out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d CPU cores, %d devices, %d kernel models, %d transfer directions\n", *out, f.Machine.CPUCores, len(f.Machine.Devices), len(f.Kernels), len(f.Transfers))
+	return nil
+}
+
+// loadCalibration resolves the usual calibration flags: a file, a StarPU
+// directory and host, or the embedded default.
+func loadCalibration(file, dir, host string, stderr io.Writer) (*calibrate.File, error) {
+	switch {
+	case file != "" && dir != "":
+		return nil, &usageError{"give a calibration FILE or --starpu DIR --host NAME, not both"}
+	case file != "":
+		return calibrate.ReadFile(file)
+	case dir != "" || host != "":
+		if dir == "" || host == "" {
+			return nil, &usageError{"--starpu and --host go together"}
+		}
+		f, warn, err := calibrate.Import(dir, host)
+		for _, w := range warn {
+			fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
+		}
+		return f, err
+	}
+	return calibrate.Default(), nil
+}
+
+func runCalibrateShow(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("calibrate show", "[FILE]", `
+Shows a calibration: devices; per (model, arch, footprint) the size, flops,
+sample count, mean and standard deviation (what starpu_perfmodel_display
+shows) and histogram bins; the scheduler's transfer predictions; the network
+links; the runtime costs. Without FILE or --starpu, the embedded default.
+--json prints {"name","machine","links","routes","transfers","costs",
+"kernels":[{"model","arch","impl","footprint","size","flops","n","mean_us",
+"stddev_us","histogram_bins"}]}.`, stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	dir := fs.String("starpu", "", "StarPU sampling directory instead of a calibration file")
+	host := fs.String("host", "", "host name, with --starpu")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return &usageError{"want at most one calibration FILE"}
+	}
+	file := ""
+	if len(pos) == 1 {
+		file = pos[0]
+	}
+	f, err := loadCalibration(file, *dir, *host, stderr)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(f.Summarize())
+	}
+	return f.WriteText(stdout)
+}
+
+func runCalibrateFit(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("calibrate fit", "", `
+Fits raw measurements into a calibration. --kernels K.csv has rows
+model,arch,footprint,size,duration_us: each (model, arch, footprint) gets an
+irregular histogram (Bayesian blocks), n, mean, deviation and sums.
+--transfers T.csv has rows src,dst,bytes,pitch,duration_us: each direction
+gets piece-wise linear time models per pitch range, breakpoints detected.
+Results replace the matching entries of --base (default: the embedded
+calibration). A header line and # comments are allowed.`, stderr)
+	out := fs.String("o", "", "output calibration file")
+	base := fs.String("base", "", "calibration to start from (default: embedded)")
+	kcsv := fs.String("kernels", "", "kernel samples CSV")
+	tcsv := fs.String("transfers", "", "transfer samples CSV")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 || *out == "" || (*kcsv == "" && *tcsv == "") {
+		return &usageError{"want -o FILE.calib.json and --kernels K.csv and/or --transfers T.csv"}
+	}
+	b, err := loadCalibration(*base, "", "", stderr)
+	if err != nil {
+		return err
+	}
+	var ks []calibrate.KernelSample
+	var ts []calibrate.TransferSample
+	if *kcsv != "" {
+		if ks, err = calibrate.ReadKernelCSV(*kcsv); err != nil {
+			return err
+		}
+	}
+	if *tcsv != "" {
+		if ts, err = calibrate.ReadTransferCSV(*tcsv); err != nil {
+			return err
+		}
+	}
+	f, err := calibrate.Fit(b, ks, ts)
+	if err != nil {
+		return err
+	}
+	if err := writeCalibration(f, *out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: fitted %d kernel samples and %d transfer samples\n", *out, len(ks), len(ts))
+	return nil
+}
