@@ -50,7 +50,7 @@ func runNetsim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := netsim.Run(sc, emulator.NetworkOptions{PlainMaxMin: *plain})
+	res, err := netsim.Run(sc, netsim.Options{Network: emulator.NetworkOptions{PlainMaxMin: *plain}})
 	if err != nil {
 		return err
 	}

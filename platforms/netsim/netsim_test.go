@@ -26,7 +26,7 @@ func TestFluidCases(t *testing.T) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			sc, err := ReadFile(file)
 			require.NoError(t, err)
-			res, err := Run(sc, emulator.NetworkOptions{Check: true})
+			res, err := Run(sc, Options{Network: emulator.NetworkOptions{Check: true}})
 			require.NoError(t, err)
 			data, _ := os.ReadFile(file)
 			var exp struct {
@@ -59,7 +59,7 @@ func TestPlatformScenario(t *testing.T) {
 	  "flows": [{"id": "h2d", "src": "RAM", "dst": "CUDA0", "bytes": 3686400, "start": 0.5}]}`), 0o644))
 	sc, err := ReadFile(file)
 	require.NoError(t, err)
-	res, err := Run(sc, emulator.NetworkOptions{Check: true})
+	res, err := Run(sc, Options{Network: emulator.NetworkOptions{Check: true}})
 	require.NoError(t, err)
 	want := 0.5 + 9e-6 + 3686400/6008661719.001335
 	assert.InDelta(t, want, res.Flows[0].FinishS, 1e-15)
@@ -69,7 +69,7 @@ func TestPlatformScenario(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte("{\"platform_file\": \""+plat+"\",\n \"flows\": [\n  {\"id\": \"x\", \"src\": \"CPU0\", \"dst\": \"CUDA0\", \"bytes\": 1}]}"), 0o644))
 	sc, err = ReadFile(file)
 	require.NoError(t, err)
-	_, err = Run(sc, emulator.NetworkOptions{})
+	_, err = Run(sc, Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), file+":3: flow \"x\": no route from \"CPU0\" to \"CUDA0\"")
 }
@@ -128,7 +128,7 @@ func TestBadScenarios(t *testing.T) {
 func TestMissingPlatformFile(t *testing.T) {
 	sc, err := Parse([]byte(`{"platform_file": "nope.xml", "flows": []}`), filepath.Join(t.TempDir(), "s.json"))
 	require.NoError(t, err)
-	_, err = Run(sc, emulator.NetworkOptions{})
+	_, err = Run(sc, Options{})
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "nope.xml"))
 }
@@ -153,7 +153,7 @@ func FuzzParse(f *testing.F) {
 				return
 			}
 		}
-		if _, err := Run(sc, emulator.NetworkOptions{Check: true}); err != nil {
+		if _, err := Run(sc, Options{Network: emulator.NetworkOptions{Check: true}}); err != nil {
 			t.Fatalf("accepted scenario failed to run: %v", err)
 		}
 	})

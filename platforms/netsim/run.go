@@ -63,8 +63,14 @@ func PlatformTopology(p *platforms.Platform) *Topology {
 	return t
 }
 
+// Options select the network model. Times are computed exactly; SimGrid's
+// default surf/precision (events under 1e-9 s apart merged) is not mimicked.
+type Options struct {
+	Network emulator.NetworkOptions
+}
+
 // Run simulates every flow of sc on its topology.
-func Run(sc *Scenario, opts emulator.NetworkOptions) (*Result, error) {
+func Run(sc *Scenario, opts Options) (*Result, error) {
 	topo, err := TopologyOf(sc)
 	if err != nil {
 		return nil, err
@@ -74,10 +80,10 @@ func Run(sc *Scenario, opts emulator.NetworkOptions) (*Result, error) {
 
 // RunOn simulates the flows of sc on topo (sc's own links and routes are
 // ignored).
-func RunOn(topo *Topology, sc *Scenario, opts emulator.NetworkOptions) (*Result, error) {
+func RunOn(topo *Topology, sc *Scenario, opts Options) (*Result, error) {
 	var err error
 	eng := emulator.NewEngine()
-	net := emulator.NewNetwork(eng, opts)
+	net := emulator.NewNetwork(eng, opts.Network)
 	ids := make(map[string]emulator.LinkID, len(topo.Links))
 	for _, l := range topo.Links {
 		sh := emulator.Shared

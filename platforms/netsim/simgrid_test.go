@@ -38,7 +38,7 @@ func TestAgainstSimGrid(t *testing.T) {
 	for _, file := range files {
 		sc, err := ReadFile(file)
 		require.NoError(t, err)
-		res, err := Run(sc, emulator.NetworkOptions{Check: true})
+		res, err := Run(sc, Options{Network: emulator.NetworkOptions{Check: true}})
 		require.NoError(t, err, file)
 		data, err := os.ReadFile(file[:len(file)-len(".json")] + ".expected.json")
 		require.NoError(t, err)
