@@ -31,6 +31,7 @@ func commands() []command {
 	return []command{
 		{"platform", "SimGrid platform files: show, build from a calibration", runPlatform},
 		{"calibrate", "calibration files: import from StarPU, show, fit from samples", runCalibrate},
+		{"run", "predict an application's performance (Cholesky, LU) on a calibrated machine", runRun},
 		{"netsim", "simulate flows on a fluid network", runNetsim},
 		{"version", "print the version", func(_ []string, out, _ io.Writer) error {
 			_, err := fmt.Fprintf(out, "starsim %s\n", version)

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/runtime"
+)
+
+const runDoc = `
+Predicts what a StarPU-style runtime achieves: emulates the application's
+tasks on the calibrated machine in simulated time (data transfers on the
+fluid network, GPU memory capacity, the scheduler's decisions) and prints
+GFlop/s and makespan, then per-worker, per-transfer-direction and memory
+tables. Default calibration: the embedded one (see starsim calibrate show).
+
+Environment (used when the flag is absent): STARPU_SCHED, STARPU_NCPU,
+STARPU_NCUDA, STARPU_HOSTNAME and STARPU_PERF_MODEL_DIR (a StarPU sampling
+directory and host, as --starpu/--host).`
+
+// runFlags are the flags of run (and, later, of sweep and replay).
+type runFlags struct {
+	calib, starpuDir, host string
+	app                    string
+	n, block               int
+	sched                  string
+	ncpu, ncuda            int
+	durations              string
+	seed                   uint64
+	double, noPrio, asJSON bool
+	check, noPrefetch      bool
+	gpuMem                 int64
+	noTransferFactor       bool
+}
+
+func runRun(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", "", runDoc, stderr)
+	var f runFlags
+	fs.StringVar(&f.calib, "calib", "", "calibration file (*.calib.json)")
+	fs.StringVar(&f.starpuDir, "starpu", "", "StarPU sampling directory (instead of --calib)")
+	fs.StringVar(&f.host, "host", "", "host name in the StarPU directory")
+	fs.StringVar(&f.app, "app", "cholesky", "application: cholesky or lu")
+	fs.IntVar(&f.n, "n", 9600, "matrix order N")
+	fs.IntVar(&f.block, "block", 960, "tile size (N must be a multiple)")
+	fs.StringVar(&f.sched, "sched", "", "scheduler: "+strings.Join(runtime.SchedulerNames(), ", ")+" (default dmda)")
+	fs.IntVar(&f.ncpu, "ncpu", -1, "CPU workers (default: cores - GPUs)")
+	fs.IntVar(&f.ncuda, "ncuda", -1, "GPU workers (default: all GPUs)")
+	fs.StringVar(&f.durations, "durations", "mean", "kernel durations: mean, normal or histogram (seeded)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice")
+	fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
+	fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
+	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
+	fs.BoolVar(&f.check, "check", false, "verify the run's invariants (dependencies, memory, data validity)")
+	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
+	fs.Int64Var(&f.gpuMem, "gpu-mem", 0, "GPU memory limit in bytes (default: 90% of each GPU's memory)")
+	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if err := f.applyEnv(set); err != nil {
+		return err
+	}
+	res, err := f.run(stderr)
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return printResult(stdout, res)
+}
+
+// applyEnv honours StarPU's environment variables for flags not given.
+func (f *runFlags) applyEnv(set map[string]bool) error {
+	if v := os.Getenv("STARPU_SCHED"); v != "" && !set["sched"] {
+		f.sched = v
+	}
+	for _, e := range []struct {
+		name, flag string
+		dst        *int
+	}{{"STARPU_NCPU", "ncpu", &f.ncpu}, {"STARPU_NCUDA", "ncuda", &f.ncuda}} {
+		if v := os.Getenv(e.name); v != "" && !set[e.flag] {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return &usageError{fmt.Sprintf("%s=%q is not a count", e.name, v)}
+			}
+			*e.dst = n
+		}
+	}
+	if f.calib == "" && !set["starpu"] && !set["host"] {
+		dir, host := os.Getenv("STARPU_PERF_MODEL_DIR"), os.Getenv("STARPU_HOSTNAME")
+		if dir != "" && host != "" {
+			f.starpuDir, f.host = dir, host
+		}
+	}
+	if f.sched == "" {
+		f.sched = "dmda"
+	}
+	return nil
+}
+
+func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
+	cal, err := loadCalibration(f.calib, f.starpuDir, f.host, stderr)
+	if err != nil {
+		return nil, err
+	}
+	prec := models.Single
+	if f.double {
+		prec = models.Double
+	}
+	g, err := models.New(f.app, models.Options{N: f.n, Block: f.block, Precision: prec, PrioritySched: f.sched, NoPrio: f.noPrio})
+	if err != nil {
+		return nil, &usageError{err.Error()}
+	}
+	opts := runtime.DefaultOptions()
+	opts.Sched, opts.NCPU, opts.NCUDA, opts.Seed, opts.Check = f.sched, f.ncpu, f.ncuda, f.seed, f.check
+	opts.GPUMemLimitBytes, opts.NoPrefetch = f.gpuMem, f.noPrefetch
+	opts.StarPUTransferFactor = !f.noTransferFactor
+	switch d := runtime.Durations(f.durations); d {
+	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
+		opts.Durations = d
+	default:
+		return nil, &usageError{fmt.Sprintf("--durations must be mean, normal or histogram, got %q", f.durations)}
+	}
+	sim, err := runtime.New(cal.RuntimeMachine(), g, opts)
+	if err != nil {
+		return nil, err
+	}
+	return sim.Run()
+}
+
+func printResult(w io.Writer, r *runtime.Result) error {
+	fmt.Fprintf(w, "%s, %s: %.1f GFlop/s, makespan %.3f ms, %d tasks\n\n", r.App, r.Sched, r.GFlops, r.MakespanS*1e3, r.NTasks)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	kernels := map[string]bool{}
+	for _, wr := range r.Workers {
+		for k := range wr.ByKernel {
+			kernels[k] = true
+		}
+	}
+	var ks []string
+	for k := range kernels {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	fmt.Fprintf(tw, "WORKER\tARCH\tTASKS\t%s\tBUSY %%\tIDLE %%\n", strings.Join(ks, "\t"))
+	for _, wr := range r.Workers {
+		var cols []string
+		for _, k := range ks {
+			cols = append(cols, strconv.Itoa(wr.ByKernel[k]))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f\t%.1f\n", wr.Name, wr.Arch, wr.NTasks, strings.Join(cols, "\t"), wr.BusyPct, wr.IdlePct)
+	}
+	fmt.Fprintf(tw, "\nTRANSFER\tCOPIES\tMB\n")
+	for _, d := range r.Transfers {
+		fmt.Fprintf(tw, "%s -> %s\t%d\t%.1f\n", d.Src, d.Dst, d.Transfers, d.Bytes/1e6)
+	}
+	fmt.Fprintf(tw, "\nMEMORY\tCAPACITY (MiB)\tPEAK (MiB)\n")
+	for _, m := range r.Memory {
+		capS := "unlimited"
+		if m.CapacityBytes > 0 {
+			capS = strconv.FormatInt(m.CapacityBytes>>20, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", m.Node, capS, m.PeakBytes>>20)
+	}
+	fmt.Fprintf(tw, "\nallocations %d, evictions %d, write-backs %d\n", r.Allocations, r.Evictions, r.WriteBacks)
+	if len(r.Uncalibrated) > 0 {
+		fmt.Fprintf(tw, "\nUNCALIBRATED (not run there)\tARCH\n")
+		for _, u := range r.Uncalibrated {
+			fmt.Fprintf(tw, "%s\t%s\n", u.Model, u.Arch)
+		}
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,83 @@
+package models
+
+import "github.com/starsim/starsim/runtime"
+
+// Cholesky model symbols (cholesky_kernels.c / cholesky_models.c).
+const (
+	cholModelPOTRF = "chol_model_potrf"
+	cholModelTRSM  = "chol_model_trsm"
+	cholModelSYRK  = "chol_model_syrk"
+	cholModelGEMM  = "chol_model_gemm"
+)
+
+// Cholesky is the task graph of examples/cholesky/cholesky_implicit.c
+// (lower Cholesky, right-looking, implicit dependencies).
+//
+// The matrix is partitioned by starpu_matrix_filter_block (splitting nx, the
+// contiguous dimension: block rows) then starpu_matrix_filter_vertical_block
+// (splitting ny: block columns), so starpu_data_get_sub_data(A, 2, m, n) is
+// the tile in block row m, block column n, handle "A[m][n]" here (the same
+// pair StarPU records with starpu_data_set_coordinates). _cholesky submits,
+// with nb = N/Block:
+//
+//	for k in 0..nb-1:
+//	    POTRF   A[k][k] RW
+//	    for m in k+1..nb-1:
+//	        TRSM    A[k][k] R, A[m][k] RW
+//	    wont_use(A[k][k])                  (after the last TRSM, or POTRF)
+//	    for n in k+1..nb-1:
+//	        SYRK    A[n][k] R, A[n][n] RW
+//	        for m in n+1..nb-1:
+//	            GEMM    A[m][k] R, A[n][k] R, A[m][n] RW
+//	        wont_use(A[n][k])              (after the last GEMM, or SYRK)
+//
+// The codelet modes are plain R/RW (cl_syrk.modes[1] and cl_gemm.modes[2]
+// are STARPU_RW unless the example runs with -commute). Priorities: see
+// cholPrio. Flops: FLOPS_SPOTRF/STRSM/SSYRK/SGEMM of the tile (flops.go).
+// Only the lower triangle's nb(nb+1)/2 tiles are handles.
+func Cholesky(o Options) (*runtime.Graph, error) {
+	nb, err := o.validate()
+	if err != nil {
+		return nil, err
+	}
+	f := float64(nb)
+	if err := checkSize("cholesky", nb, f*f*f/6+f*f, f*f/2+f); err != nil {
+		return nil, err
+	}
+	hs, t := newTiles(o, nb, func(r, c int) bool { return r >= c })
+	g := &runtime.Graph{
+		Name:       graphName("cholesky", o),
+		Handles:    hs,
+		TotalFlops: CholeskyFlops(float64(o.N)),
+	}
+	ntrsm := nb * (nb - 1) / 2
+	ngemm := nb * (nb - 1) * (nb - 2) / 6
+	ntasks := nb + 2*ntrsm + ngemm
+	nbufs := nb + 2*2*ntrsm + 3*ngemm
+	nwont := nb + ntrsm
+	bld := newBuilder(g, ntasks, nbufs, nwont)
+
+	bs := float64(o.Block)
+	fPOTRF, fTRSM := potrfFlops(bs), cholTrsmFlops(bs)
+	fSYRK, fGEMM := syrkFlops(bs, bs), gemmFlops(bs, bs, bs)
+	p := newCholPrio(o, nb)
+
+	for k := 0; k < nb; k++ {
+		akk := t.id(k, k)
+		bld.submit("POTRF", cholModelPOTRF, fPOTRF, p.potrf(k), rw(akk))
+		for m := k + 1; m < nb; m++ {
+			bld.submit("TRSM", cholModelTRSM, fTRSM, p.trsm(k, m), r(akk), rw(t.id(m, k)))
+		}
+		bld.wontUse(akk)
+		for n := k + 1; n < nb; n++ {
+			ank := t.id(n, k)
+			bld.submit("SYRK", cholModelSYRK, fSYRK, p.syrk(k, n), r(ank), rw(t.id(n, n)))
+			for m := n + 1; m < nb; m++ {
+				bld.submit("GEMM", cholModelGEMM, fGEMM, p.gemm(k, m, n),
+					r(t.id(m, k)), r(ank), rw(t.id(m, n)))
+			}
+			bld.wontUse(ank)
+		}
+	}
+	return g, nil
+}

@@ -1,0 +1,96 @@
+package models
+
+import "github.com/starsim/starsim/runtime"
+
+// LU is the task graph of examples/lu/xlu_implicit.c (LU without pivoting,
+// implicit dependencies), as lu_implicit_example_float/double runs it.
+//
+// Index meaning. xlu_implicit.c partitions with
+// starpu_matrix_filter_vertical_block first (splitting ny, the columns of
+// the column-major matrix) and starpu_matrix_filter_block second (splitting
+// nx, the rows), so starpu_data_get_sub_data(A, 2, x, y) is the tile in
+// block column x, block row y: handle "A[y][x]" here. In the source's
+// sub(x, y) notation and, after the arrow, in A[row][col] names, the loop
+// of dw_codelet_facto_v3 is (nb = N/Block):
+//
+//	for k in 0..nb-1:
+//	    GETRF   sub(k,k) RW                          A[k][k]
+//	    for i in k+1..nb-1:
+//	        TRSM_LL sub(k,k) R, sub(i,k) RW          A[k][k], A[k][i]  (U row panel)
+//	        TRSM_RU sub(k,k) R, sub(k,i) RW          A[k][k], A[i][k]  (L column panel)
+//	    wont_use(sub(k,k))                           after the last TRSM_RU, or GETRF
+//	    for i in k+1..nb-1: for j in k+1..nb-1:
+//	        GEMM    sub(k,i) R, sub(j,k) R, sub(j,i) RW   A[i][k], A[k][j], A[i][j]
+//	    for i in k+1..nb-1:
+//	        wont_use(sub(k,i)); wont_use(sub(i,k))   A[i][k], A[k][i], after the last GEMM
+//
+// Priorities (task->priority, set unless -no-prio; unlike Cholesky they do
+// not depend on the scheduler's range): GETRF 3nb-3k, TRSM_LL 3nb-(2k+i),
+// TRSM_RU 3nb-(2k+i), GEMM 3nb-(k+i+j). Under dmda they reach the scheduler
+// unchanged (its FIFO ignores them; prefetch requests carry them).
+//
+// Models: STARPU_LU_STR(lu_model_getrf) etc., i.e. starpu_slu_lu_model_getrf
+// (Single) / starpu_dlu_lu_model_getrf (Double), _trsm_ll, _trsm_ru, _gemm,
+// plus Options.BLASVariant's suffix. Flops: see flops.go (the example sets
+// none; starsim uses LAWN 41 counts).
+func LU(o Options) (*runtime.Graph, error) {
+	nb, err := o.validate()
+	if err != nil {
+		return nil, err
+	}
+	f := float64(nb)
+	if err := checkSize("lu", nb, f*f*f/3+f*f, f*f); err != nil {
+		return nil, err
+	}
+	suffix, _ := blasSuffix(o.BLASVariant)
+	prefix := "starpu_" + o.Precision.luPrefix() + "lu_lu_model_"
+	mGETRF := prefix + "getrf" + suffix
+	mTRSMLL := prefix + "trsm_ll" + suffix
+	mTRSMRU := prefix + "trsm_ru" + suffix
+	mGEMM := prefix + "gemm" + suffix
+
+	hs, t := newTiles(o, nb, func(r, c int) bool { return true })
+	// sub(x, y) of the source: block column x, block row y.
+	sub := func(x, y int) int { return t.id(y, x) }
+	g := &runtime.Graph{
+		Name:       graphName("lu", o),
+		Handles:    hs,
+		TotalFlops: LUFlops(float64(o.N)),
+	}
+	ntrsm := nb * (nb - 1) / 2              // of each kind
+	ngemm := (nb - 1) * nb * (2*nb - 1) / 6 // Σ_k (nb-1-k)²
+	ntasks := nb + 2*ntrsm + ngemm
+	nbufs := nb + 2*2*ntrsm + 3*ngemm
+	nwont := nb + 2*ntrsm // sub(k,k), then sub(k,i) and sub(i,k)
+	bld := newBuilder(g, ntasks, nbufs, nwont)
+
+	bs := float64(o.Block)
+	fGETRF, fTRSM, fGEMM := getrfFlops(bs), luTrsmFlops(bs), gemmFlops(bs, bs, bs)
+	prio := func(v int) int {
+		if o.NoPrio {
+			return 0
+		}
+		return v
+	}
+
+	for k := 0; k < nb; k++ {
+		kk := sub(k, k)
+		bld.submit("GETRF", mGETRF, fGETRF, prio(3*nb-3*k), rw(kk))
+		for i := k + 1; i < nb; i++ {
+			bld.submit("TRSM_LL", mTRSMLL, fTRSM, prio(3*nb-(2*k+i)), r(kk), rw(sub(i, k)))
+			bld.submit("TRSM_RU", mTRSMRU, fTRSM, prio(3*nb-(2*k+i)), r(kk), rw(sub(k, i)))
+		}
+		bld.wontUse(kk)
+		for i := k + 1; i < nb; i++ {
+			for j := k + 1; j < nb; j++ {
+				bld.submit("GEMM", mGEMM, fGEMM, prio(3*nb-(k+i+j)),
+					r(sub(k, i)), r(sub(j, k)), rw(sub(j, i)))
+			}
+		}
+		for i := k + 1; i < nb; i++ {
+			bld.wontUse(sub(k, i))
+			bld.wontUse(sub(i, k))
+		}
+	}
+	return g, nil
+}

@@ -1,0 +1,245 @@
+package models
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/starsim/starsim/calibrate/starpu"
+	"github.com/starsim/starsim/runtime"
+)
+
+// Precision is the element type of the matrix.
+type Precision int
+
+const (
+	// Single is float (4 bytes), the only type of StarPU's cholesky example
+	// and the "s" instance of its LU example.
+	Single Precision = iota
+	// Double is double (8 bytes): LU's "d" instance. StarPU's Cholesky
+	// example has no double version; Cholesky with Double is a starsim
+	// extension with the same model symbols and footprints (the element
+	// size is not hashed into footprints) and twice the bytes.
+	Double
+)
+
+// String is the C type name: "float" or "double".
+func (p Precision) String() string {
+	switch p {
+	case Single:
+		return "float"
+	case Double:
+		return "double"
+	}
+	return fmt.Sprintf("Precision(%d)", int(p))
+}
+
+// ElemBytes is the size of one matrix element in bytes.
+func (p Precision) ElemBytes() int64 {
+	if p == Double {
+		return 8
+	}
+	return 4
+}
+
+// luPrefix is the letter STARPU_LU(x) puts in front of the LU symbols.
+func (p Precision) luPrefix() string {
+	if p == Double {
+		return "d"
+	}
+	return "s"
+}
+
+// Options selects the problem and the priority scheme.
+type Options struct {
+	// N is the matrix order (-size) and Block the tile size (-size/-nblocks);
+	// N must be a positive multiple of Block.
+	N, Block int
+	// Precision is the element type; the zero value is Single (float).
+	Precision Precision
+	// PrioritySched is the StarPU scheduler name (STARPU_SCHED). Cholesky's
+	// priorities depend on the priority range that scheduler sets (see
+	// PriorityRange); "" means StarPU's default scheduler, lws. LU's
+	// priorities do not depend on it, but the name is still checked.
+	PrioritySched string
+	// NoPrio is the examples' -no-prio flag: every priority 0.
+	NoPrio bool
+	// BLASVariant picks the LU model-symbol suffix StarPU's build adds for
+	// its BLAS: "" (none), "atlas", "goto" or "openblas"
+	// (starpu_slu_lu_model_gemm_openblas). Cholesky symbols have no suffix.
+	BLASVariant string
+}
+
+// New builds the graph of app, "cholesky" or "lu" (case-insensitive).
+func New(app string, o Options) (*runtime.Graph, error) {
+	switch strings.ToLower(app) {
+	case "cholesky":
+		return Cholesky(o)
+	case "lu":
+		return LU(o)
+	}
+	return nil, fmt.Errorf("models: unknown application %q (want cholesky or lu)", app)
+}
+
+// validate checks the options and returns the number of tiles per side.
+func (o Options) validate() (nb int, err error) {
+	if o.N <= 0 || o.Block <= 0 {
+		return 0, fmt.Errorf("models: N=%d and Block=%d must be positive", o.N, o.Block)
+	}
+	if o.N%o.Block != 0 {
+		return 0, fmt.Errorf("models: N=%d is not a multiple of Block=%d", o.N, o.Block)
+	}
+	if o.Precision != Single && o.Precision != Double {
+		return 0, fmt.Errorf("models: unknown precision %d", int(o.Precision))
+	}
+	if o.N > 1<<31-1 {
+		// The examples hold sizes in 32-bit unsigned ints and footprints
+		// hash 32-bit nx/ny.
+		return 0, fmt.Errorf("models: N=%d does not fit StarPU's 32-bit sizes", o.N)
+	}
+	if _, err := blasSuffix(o.BLASVariant); err != nil {
+		return 0, err
+	}
+	if _, _, err := PriorityRange(o.PrioritySched); err != nil {
+		return 0, err
+	}
+	return o.N / o.Block, nil
+}
+
+// maxTasks bounds the graph size (tasks plus handles), so that an absurd
+// N/Block fails with an error instead of an allocation panic or an integer
+// overflow in the counts (Cholesky has ~nb³/6 tasks, LU ~nb³/3).
+const maxTasks = 1 << 28
+
+func checkSize(app string, nb int, tasks, handles float64) error {
+	if tasks+handles > maxTasks {
+		return fmt.Errorf("models: %s with %d tiles per side has %.3g tasks, more than the %d supported", app, nb, tasks, maxTasks)
+	}
+	return nil
+}
+
+func blasSuffix(v string) (string, error) {
+	switch v {
+	case "":
+		return "", nil
+	case "atlas", "goto", "openblas":
+		return "_" + v, nil
+	}
+	return "", fmt.Errorf("models: unknown BLAS variant %q (want \"\", atlas, goto or openblas)", v)
+}
+
+// tiles maps tile coordinates to handle ids (-1: not registered).
+type tiles struct {
+	nb  int
+	ids []int32 // row-major [r*nb+c]
+}
+
+func (t *tiles) id(r, c int) int { return int(t.ids[r*t.nb+c]) }
+
+// newTiles registers the tiles for which keep(r, c) holds, column by column,
+// top to bottom, and returns the handles and the coordinate map.
+func newTiles(o Options, nb int, keep func(r, c int) bool) ([]runtime.Handle, *tiles) {
+	elem := o.Precision.ElemBytes()
+	b := int64(o.Block)
+	fp := starpu.MatrixFootprint(uint32(o.Block), uint32(o.Block))
+	t := &tiles{nb: nb, ids: make([]int32, nb*nb)}
+	n := 0
+	for c := 0; c < nb; c++ {
+		for r := 0; r < nb; r++ {
+			if keep(r, c) {
+				n++
+			}
+		}
+	}
+	hs := make([]runtime.Handle, 0, n)
+	// The names "A[r][c]" share one backing string (one allocation, not
+	// one per tile).
+	buf := make([]byte, 0, n*16)
+	ends := make([]int, 0, n)
+	for c := 0; c < nb; c++ {
+		for r := 0; r < nb; r++ {
+			if !keep(r, c) {
+				t.ids[r*nb+c] = -1
+				continue
+			}
+			buf = append(buf, "A["...)
+			buf = strconv.AppendInt(buf, int64(r), 10)
+			buf = append(buf, "]["...)
+			buf = strconv.AppendInt(buf, int64(c), 10)
+			buf = append(buf, ']')
+			ends = append(ends, len(buf))
+			t.ids[r*nb+c] = int32(len(hs))
+			hs = append(hs, runtime.Handle{
+				ID:         len(hs),
+				SizeBytes:  b * b * elem,
+				RowBytes:   b * elem,
+				Rows:       b,
+				PitchBytes: int64(o.N) * elem,
+				Footprint:  fp,
+			})
+		}
+	}
+	names := string(buf)
+	start := 0
+	for i, end := range ends {
+		hs[i].Name = names[start:end]
+		start = end
+	}
+	return hs, t
+}
+
+// builder appends tasks in submission order. Task buffers and wont_use
+// lists are carved out of two preallocated slabs, so a graph costs a few
+// large allocations rather than one per task.
+type builder struct {
+	g    *runtime.Graph
+	bufs []runtime.Access
+	wont []int
+	// fp[n] is the footprint of a task with n tile buffers: every tile has
+	// the same handle footprint, so it depends only on the arity.
+	fp [4]uint32
+}
+
+func newBuilder(g *runtime.Graph, ntasks, nbufs, nwont int) *builder {
+	b := &builder{g: g, bufs: make([]runtime.Access, 0, nbufs), wont: make([]int, 0, nwont)}
+	g.Tasks = make([]runtime.Task, 0, ntasks)
+	fps := make([]uint32, 0, 3)
+	for n := 1; n <= 3; n++ {
+		fps = append(fps, g.Handles[0].Footprint)
+		b.fp[n] = starpu.TaskFootprint(fps)
+	}
+	return b
+}
+
+// submit appends one task whose buffers are acc (copied into the slab).
+func (b *builder) submit(name, model string, flops float64, prio int, acc ...runtime.Access) {
+	start := len(b.bufs)
+	b.bufs = append(b.bufs, acc...)
+	end := len(b.bufs)
+	b.g.Tasks = append(b.g.Tasks, runtime.Task{
+		ID:        len(b.g.Tasks),
+		Name:      name,
+		Model:     model,
+		Flops:     flops,
+		Priority:  prio,
+		Buffers:   b.bufs[start:end:end],
+		Footprint: b.fp[len(acc)],
+	})
+}
+
+// wontUse records starpu_data_wont_use(h) right after the last submitted
+// task. Successive calls with no task in between extend the same list.
+func (b *builder) wontUse(h int) {
+	t := &b.g.Tasks[len(b.g.Tasks)-1]
+	start := len(b.wont) - len(t.WontUse)
+	b.wont = append(b.wont, h)
+	end := len(b.wont)
+	t.WontUse = b.wont[start:end:end]
+}
+
+func r(h int) runtime.Access  { return runtime.Access{Handle: h, Mode: runtime.R} }
+func rw(h int) runtime.Access { return runtime.Access{Handle: h, Mode: runtime.RW} }
+
+func graphName(app string, o Options) string {
+	return fmt.Sprintf("%s N=%d block=%d %s", app, o.N, o.Block, o.Precision)
+}

@@ -1,0 +1,185 @@
+package runtime
+
+import "math"
+
+// The dm/dmda family (StarPU's deque_modeling_policy_data_aware.c): each
+// task is pushed to the worker that minimises
+//
+//	fitness = α(end - end_min) + β·penalty + γ·energy (+ idle-power term)
+//
+// with end = max(start + queued work, now + penalty) + length, then queued
+// there; workers pop from their own queue. Variants differ by data awareness,
+// queue order and pop rule (see the table in ../shared/docs/starpu-reference.md §1.1).
+type dmda struct {
+	v                              View
+	dataAware                      bool
+	sorted                         bool // priority-sorted queues
+	readyFirst                     bool // pop the queued task whose data is most ready
+	sortedDec                      bool // dmdasd: length before the insertion point only
+	alpha, beta, gamma, idlePowerW float64
+	w                              []*dmWorker
+}
+
+type dmWorker struct {
+	q                         []*TaskState
+	expStart, expLen, pipeLen float64 // µs
+	pipeNtasks                int
+}
+
+func init() {
+	RegisterScheduler("dm", func() Scheduler { return &dmda{} })
+	RegisterScheduler("dmda", func() Scheduler { return &dmda{dataAware: true} })
+	RegisterScheduler("dmdap", func() Scheduler { return &dmda{dataAware: true, sorted: true} })
+	RegisterScheduler("dmdar", func() Scheduler { return &dmda{dataAware: true, readyFirst: true} })
+	RegisterScheduler("dmdas", func() Scheduler { return &dmda{dataAware: true, sorted: true, readyFirst: true} })
+	RegisterScheduler("dmdasd", func() Scheduler { return &dmda{dataAware: true, sorted: true, readyFirst: true, sortedDec: true} })
+}
+
+func (d *dmda) Init(v View) {
+	d.v = v
+	// StarPU's defaults: STARPU_SCHED_ALPHA=1, BETA=1, GAMMA=1000 (µs per
+	// joule), IDLE_POWER=0.
+	d.alpha, d.beta, d.gamma = 1, 1, 1000
+	for range v.Workers() {
+		d.w = append(d.w, &dmWorker{expStart: v.NowUS()})
+	}
+}
+
+// insertPos is where t goes in q: FIFO, or after every task of priority >= t's.
+func (d *dmda) insertPos(q []*TaskState, t *TaskState) int {
+	if !d.sorted {
+		return len(q)
+	}
+	for i, o := range q {
+		if o.Priority() < t.Priority() {
+			return i
+		}
+	}
+	return len(q)
+}
+
+func (d *dmda) Push(t *TaskState) {
+	now := d.v.NowUS()
+	ws := d.v.Workers()
+	type cand struct {
+		w              *Worker
+		end, pen, prev float64
+	}
+	var cands []cand
+	endMin, eMax := math.Inf(1), math.Inf(-1)
+	for _, w := range ws {
+		if !d.v.CanExecute(t, w) {
+			continue
+		}
+		st := d.w[w.ID]
+		start := math.Max(st.expStart, now)
+		prev := st.expLen
+		if d.sortedDec {
+			if pos := d.insertPos(st.q, t); pos < len(st.q) {
+				prev = st.pipeLen
+				for _, o := range st.q[:pos] {
+					prev += o.predictedUS + o.penPrimeUS
+				}
+			}
+		}
+		length := d.v.ExpectedLengthUS(t, w)
+		pen := 0.0
+		end := start + prev + length
+		if d.dataAware {
+			pen = d.v.ExpectedTransferUS(t, w)
+			end = math.Max(start+prev, now+pen) + length
+		}
+		cands = append(cands, cand{w, end, pen, prev})
+		endMin = math.Min(endMin, end)
+		eMax = math.Max(eMax, start+prev)
+	}
+	best, bestF := -1, math.Inf(1)
+	for i, c := range cands {
+		f := d.alpha * (c.end - endMin)
+		if d.dataAware {
+			f += d.beta * c.pen
+			if c.end > eMax {
+				f += d.gamma * d.idlePowerW * (c.end - eMax) / 1e6
+			}
+		}
+		if f < bestF { // ties: first worker
+			best, bestF = i, f
+		}
+	}
+	c := cands[best]
+	st := d.w[c.w.ID]
+	st.pipeNtasks++
+	st.expStart = math.Max(st.expStart, now)
+	penPrime := 0.0
+	if expEnd := st.expStart + st.expLen; now+c.pen >= expEnd {
+		penPrime = now + c.pen - expEnd
+	}
+	length := d.v.ExpectedLengthUS(t, c.w)
+	st.expLen += penPrime + length
+	t.predictedUS, t.predictedTransferUS, t.penPrimeUS = length, c.pen, penPrime
+	if d.dataAware {
+		d.v.Prefetch(t, c.w)
+	}
+	pos := d.insertPos(st.q, t)
+	st.q = append(st.q, nil)
+	copy(st.q[pos+1:], st.q[pos:])
+	st.q[pos] = t
+}
+
+func (d *dmda) Pop(w *Worker) *TaskState {
+	st := d.w[w.ID]
+	if len(st.q) == 0 {
+		return nil
+	}
+	i := 0
+	if d.readyFirst {
+		i = d.readyIndex(st.q, w)
+	}
+	t := st.q[i]
+	st.q = append(st.q[:i], st.q[i+1:]...)
+	now := d.v.NowUS()
+	st.expStart = math.Max(now, st.expStart)
+	st.expLen -= t.penPrimeUS
+	st.pipeLen += t.penPrimeUS
+	st.expStart = now + st.pipeLen
+	return t
+}
+
+// readyIndex is StarPU's ready-first pop: among queued tasks with priority
+// >= the head's, the lexicographic minimum of (bytes not valid, of those not
+// being loaded, bytes not allocated); ties to the earlier task; the scan
+// stops at a task with everything valid and allocated.
+func (d *dmda) readyIndex(q []*TaskState, w *Worker) int {
+	best := 0
+	var b [3]int64
+	for i, t := range q {
+		if t.Priority() < q[0].Priority() {
+			break
+		}
+		nr, nl, na := d.v.NonReadyBytes(t, w)
+		if i == 0 || nr < b[0] || (nr == b[0] && (nl < b[1] || (nl == b[1] && na < b[2]))) {
+			best, b = i, [3]int64{nr, nl, na}
+		}
+		if nr == 0 && na == 0 {
+			break
+		}
+	}
+	return best
+}
+
+func (d *dmda) PreExec(w *Worker, t *TaskState) {
+	st := d.w[w.ID]
+	now := d.v.NowUS()
+	st.pipeLen -= t.penPrimeUS
+	st.expLen -= t.predictedUS
+	st.pipeLen += t.predictedUS
+	st.expStart = math.Max(now+st.pipeLen, st.expStart)
+}
+
+func (d *dmda) PostExec(w *Worker, t *TaskState) {
+	st := d.w[w.ID]
+	now := d.v.NowUS()
+	st.pipeLen -= t.predictedUS
+	st.pipeNtasks--
+	st.expStart = math.Max(now+st.pipeLen, st.expStart)
+}

@@ -1,0 +1,67 @@
+package runtime_test
+
+import (
+	"fmt"
+
+	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/runtime"
+)
+
+// roundRobin is a user scheduler: tasks go to the calibrated workers in
+// turn; each worker pops its own FIFO.
+type roundRobin struct {
+	runtime.NopHooks
+	v    runtime.View
+	next int
+	q    map[*runtime.Worker][]*runtime.TaskState
+}
+
+func (r *roundRobin) Init(v runtime.View) { r.v, r.q = v, map[*runtime.Worker][]*runtime.TaskState{} }
+
+func (r *roundRobin) Push(t *runtime.TaskState) {
+	ws := r.v.Workers()
+	for i := range ws {
+		w := ws[(r.next+i)%len(ws)]
+		if r.v.CanExecute(t, w) {
+			r.q[w] = append(r.q[w], t)
+			r.next = (r.next + i + 1) % len(ws)
+			return
+		}
+	}
+}
+
+func (r *roundRobin) Pop(w *runtime.Worker) *runtime.TaskState {
+	if len(r.q[w]) == 0 {
+		return nil
+	}
+	t := r.q[w][0]
+	r.q[w] = r.q[w][1:]
+	return t
+}
+
+// Example_customScheduler registers a scheduler and runs a Cholesky with it.
+func Example_customScheduler() {
+	runtime.RegisterScheduler("roundrobin", func() runtime.Scheduler { return &roundRobin{} })
+	g, _ := models.New("cholesky", models.Options{N: 960 * 4, Block: 960, PrioritySched: "eager"})
+	o := runtime.DefaultOptions()
+	o.Sched, o.NCPU, o.Check = "roundrobin", 0, true
+	sim, err := runtime.New(calibrate.Default().RuntimeMachine(), g, o)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := sim.Run()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range res.Workers {
+		fmt.Println(w.Name, w.NTasks)
+	}
+	// Output:
+	// CUDA0 5
+	// CUDA1 5
+	// CUDA2 5
+	// CUDA3 5
+}

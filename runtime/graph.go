@@ -1,0 +1,76 @@
+package runtime
+
+import "fmt"
+
+// Mode is a buffer access mode.
+type Mode uint8
+
+// Access modes, as StarPU's STARPU_R, STARPU_W, STARPU_RW.
+const (
+	R  Mode = 1
+	W  Mode = 2
+	RW Mode = R | W
+)
+
+// String returns StarPU's spelling (tasks.rec's Modes field).
+func (m Mode) String() string {
+	switch m {
+	case R:
+		return "R"
+	case W:
+		return "W"
+	case RW:
+		return "RW"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// Handle is a piece of data registered with the runtime: a matrix tile,
+// homed in RAM. A tile of an N×N matrix is a 2D block: Rows rows of
+// RowBytes contiguous bytes, successive rows PitchBytes apart (N × element
+// size); SizeBytes = Rows × RowBytes is what a transfer moves.
+type Handle struct {
+	ID         int
+	Name       string // e.g. "A[3][1]"
+	SizeBytes  int64
+	RowBytes   int64
+	Rows       int64
+	PitchBytes int64
+	// Footprint is StarPU's handle footprint (matrix: crc(nx, ny) hashed
+	// with the interface id); task footprints fold these.
+	Footprint uint32
+}
+
+// Access is one buffer of a task.
+type Access struct {
+	Handle int // index into Graph.Handles
+	Mode   Mode
+}
+
+// Task is one task of an application, in submission order.
+type Task struct {
+	ID       int
+	Name     string // kernel name: "POTRF", "GEMM"
+	Model    string // perf-model symbol: "chol_model_gemm"
+	Flops    float64
+	Priority int
+	Buffers  []Access
+	// Footprint indexes the perf model (StarPU's task footprint).
+	Footprint uint32
+	// Deps are explicit dependencies (task IDs submitted earlier), on top
+	// of the implicit data dependencies (sequential consistency).
+	Deps []int
+	// WontUse lists handles the application declares, right after
+	// submitting this task, it will not use soon (starpu_data_wont_use).
+	WontUse []int
+}
+
+// Graph is a whole application: its data and its tasks in submission order.
+type Graph struct {
+	Name    string // "cholesky N=9600 block=960"
+	Handles []Handle
+	Tasks   []Task
+	// TotalFlops is the flop count the application's GFlop/s is computed
+	// from (StarPU's examples use a closed formula, not the task sum).
+	TotalFlops float64
+}

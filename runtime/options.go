@@ -1,0 +1,41 @@
+package runtime
+
+// Durations selects how kernel durations are drawn.
+type Durations string
+
+const (
+	// DurMean runs every kernel for its model's mean (StarPU over SimGrid).
+	DurMean Durations = "mean"
+	// DurNormal draws from a normal law (mean, stddev), truncated at 0.
+	DurNormal Durations = "normal"
+	// DurHistogram draws from the entry's irregular histogram (mean when the
+	// entry has none).
+	DurHistogram Durations = "histogram"
+)
+
+// Options of a run. The zero value of a count means StarPU's default.
+type Options struct {
+	Sched string // scheduler name; default "dmda"
+	// NCPU and NCUDA are worker counts; -1 means StarPU's default (all GPUs;
+	// CPU workers = cores - GPU workers).
+	NCPU, NCUDA int
+	Durations   Durations
+	Seed        uint64
+	// GPUMemLimitBytes overrides every GPU's capacity (0: StarPU's default,
+	// 90 % of the device memory, rounded down to whole MiB).
+	GPUMemLimitBytes int64
+	// NoPrefetch disables push-time prefetch (STARPU_PREFETCH=0).
+	NoPrefetch bool
+	// StarPUTransferFactor reproduces StarPU's transfer prediction, which
+	// multiplies the bandwidth term by 2 × the number of GPUs on every
+	// non-peer bus (starpu_transfer_predict). An accident of StarPU kept for
+	// parity; on by default (see DefaultOptions).
+	StarPUTransferFactor bool
+	// Check verifies the run's invariants and fails on a violation.
+	Check bool
+}
+
+// DefaultOptions are StarPU's defaults, with the parity options on.
+func DefaultOptions() Options {
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: DurMean, StarPUTransferFactor: true}
+}

@@ -1,0 +1,96 @@
+package runtime
+
+import "sort"
+
+// Result is what a run predicts. Times in seconds, sizes in bytes.
+type Result struct {
+	App       string         `json:"app"`
+	Sched     string         `json:"sched"`
+	NTasks    int            `json:"ntasks"`
+	MakespanS float64        `json:"makespan_s"`
+	GFlops    float64        `json:"gflops"`
+	Workers   []WorkerResult `json:"workers"`
+	Transfers []DirResult    `json:"transfers"`
+	Memory    []MemoryResult `json:"memory"`
+	// Allocations counts buffers obtained from devices (suballocator chunks
+	// and large buffers); Evictions freed copies; WriteBacks evictions of
+	// the only valid copy, written home first.
+	Allocations int `json:"allocations"`
+	Evictions   int `json:"evictions"`
+	WriteBacks  int `json:"write_backs"`
+	// Uncalibrated lists (model, arch) pairs the run's tasks could not use.
+	Uncalibrated []Uncalibrated `json:"uncalibrated"`
+	Events       uint64         `json:"events"`
+}
+
+// WorkerResult is one worker's activity over the makespan.
+type WorkerResult struct {
+	Name     string         `json:"name"`
+	Arch     string         `json:"arch"`
+	NTasks   int            `json:"ntasks"`
+	ByKernel map[string]int `json:"tasks_by_kernel"`
+	BusyPct  float64        `json:"busy_pct"`
+	IdlePct  float64        `json:"idle_pct"`
+}
+
+// DirResult is the traffic of one transfer direction.
+type DirResult struct {
+	Src       string  `json:"src"`
+	Dst       string  `json:"dst"`
+	Bytes     float64 `json:"bytes"`
+	Transfers int     `json:"transfers"`
+}
+
+// MemoryResult summarizes one memory node.
+type MemoryResult struct {
+	Node          string `json:"node"`
+	CapacityBytes int64  `json:"capacity_bytes"`
+	PeakBytes     int64  `json:"peak_bytes"`
+}
+
+// Uncalibrated is a (kernel model, arch) pair without a usable model entry.
+type Uncalibrated struct {
+	Model string `json:"model"`
+	Arch  string `json:"arch"`
+}
+
+func (s *Simulator) result() *Result {
+	mk := 0.0
+	for _, t := range s.tasks {
+		mk = max(mk, t.endS)
+	}
+	res := &Result{App: s.g.Name, Sched: s.opts.Sched, NTasks: len(s.tasks), MakespanS: mk, Events: s.eng.EventsRun(),
+		Allocations: s.stats.Allocations, Evictions: s.stats.Evictions, WriteBacks: s.stats.WriteBacks}
+	if mk > 0 {
+		res.GFlops = s.g.TotalFlops / mk / 1e9
+	}
+	for _, w := range s.workers {
+		wr := WorkerResult{Name: w.Name, Arch: w.Arch, NTasks: w.ntasks, ByKernel: w.perKernel}
+		if mk > 0 {
+			wr.BusyPct = 100 * w.busyS / mk
+			wr.IdlePct = 100 - wr.BusyPct
+		}
+		res.Workers = append(res.Workers, wr)
+	}
+	for i := range s.nodes {
+		for j := range s.nodes {
+			if d := s.dir(i, j); d != nil && d.count > 0 {
+				res.Transfers = append(res.Transfers, DirResult{Src: s.nodes[i].name, Dst: s.nodes[j].name, Bytes: d.bytes, Transfers: d.count})
+			}
+		}
+	}
+	for _, n := range s.nodes {
+		res.Memory = append(res.Memory, MemoryResult{Node: n.name, CapacityBytes: n.capacity, PeakBytes: n.peak})
+	}
+	for k := range s.uncal {
+		res.Uncalibrated = append(res.Uncalibrated, Uncalibrated{Model: k[0], Arch: k[1]})
+	}
+	sort.Slice(res.Uncalibrated, func(i, j int) bool {
+		a, b := res.Uncalibrated[i], res.Uncalibrated[j]
+		if a.Model != b.Model {
+			return a.Model < b.Model
+		}
+		return a.Arch < b.Arch
+	})
+	return res
+}

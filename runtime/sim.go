@@ -1,0 +1,621 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/starsim/starsim/emulator"
+)
+
+// WorkerKind is the kind of processing unit a worker drives.
+type WorkerKind uint8
+
+// Worker kinds.
+const (
+	CPUWorker WorkerKind = iota
+	GPUWorker
+)
+
+// Worker is one StarPU worker: a CPU core or a GPU driven by a CPU thread.
+type Worker struct {
+	ID   int
+	Name string // "CPU0", "CUDA1"
+	Kind WorkerKind
+	Arch string // perf-model arch
+	Node int    // memory node index (0 = RAM)
+
+	pipeline  int // tasks it may hold at once (fetching or queued on device)
+	held      int
+	idle      bool
+	running   *TaskState   // kernel on the device
+	ready     []*TaskState // inputs present, waiting for the device
+	busyS     float64      // time executing kernels
+	fetchS    float64      // time with no kernel but a task waiting for data
+	lastS     float64
+	perKernel map[string]int
+	stateAt   float64
+	ntasks    int
+}
+
+type TaskState struct {
+	spec     *Task
+	id       int
+	npending int // unfinished dependencies (+1 until submitted)
+	succ     []*TaskState
+	preds    []*TaskState // with Check only
+	worker   *Worker
+	handles  []*handleState
+	modes    []Mode
+
+	submitS, readyS, startS, endS float64
+	nfetching                     int
+	done                          bool
+
+	// Scheduler bookkeeping (dmda family).
+	predictedUS, predictedTransferUS, penPrimeUS float64
+	prefetched                                   bool
+	stats                                        []*KernelStats // per worker; nil: cannot run there
+	prefetchNode                                 int
+}
+
+// Simulator runs one graph on one machine. Create with New, then Run.
+type Simulator struct {
+	m    *Machine
+	opts Options
+	g    *Graph
+
+	eng   *emulator.Engine
+	net   *emulator.Network
+	rng   *rand.Rand
+	sched Scheduler
+
+	nodes   []*memNode
+	nodeIdx map[string]int
+	workers []*Worker
+	ngpus   int
+
+	handles []*handleState
+	tasks   []*TaskState
+	routes  [][]*emulator.Route // [src][dst]; nil: no direct route
+	predict [][]Prediction      // [src][dst]; zero: none
+	dirs    [][]*direction
+	minBw   map[*emulator.Route]float64
+	pitch   map[[2]int][]PitchModel
+
+	ndone    int
+	uncal    map[[2]string]bool
+	kcache   map[KernelKey]*KernelStats
+	checkErr error
+	stats    Stats
+	seq      uint64
+}
+
+// New prepares a simulation of g on m.
+func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Sched == "" {
+		opts.Sched = "dmda"
+	}
+	if opts.Durations == "" {
+		opts.Durations = DurMean
+	}
+	factory, ok := lookupScheduler(opts.Sched)
+	if !ok {
+		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(SchedulerNames(), ", "))
+	}
+	s := &Simulator{m: m, opts: opts, g: g, eng: emulator.NewEngine(), rng: rand.New(rand.NewPCG(opts.Seed, 0x5eed5eed)),
+		nodeIdx: map[string]int{}, minBw: map[*emulator.Route]float64{}, pitch: map[[2]int][]PitchModel{},
+		uncal: map[[2]string]bool{}, kcache: map[KernelKey]*KernelStats{}}
+	s.net = emulator.NewNetwork(s.eng, emulator.NetworkOptions{Check: opts.Check})
+	if err := s.buildNodes(); err != nil {
+		return nil, err
+	}
+	if err := s.buildWorkers(); err != nil {
+		return nil, err
+	}
+	if err := s.buildNetwork(); err != nil {
+		return nil, err
+	}
+	if err := s.buildGraph(); err != nil {
+		return nil, err
+	}
+	s.sched = factory()
+	s.sched.Init(s)
+	return s, nil
+}
+
+func (s *Simulator) buildNodes() error {
+	s.addNode("RAM", s.m.RAMBytes, "")
+	ncuda := s.opts.NCUDA
+	for _, d := range s.m.Devices {
+		if d.Kind != "cuda" && d.Kind != "hip" {
+			continue // OpenCL views of the same GPUs are not used (STARPU_NOPENCL=0)
+		}
+		if ncuda >= 0 && s.ngpus >= ncuda {
+			break
+		}
+		capacity := (d.MemoryBytes >> 20) * 9 / 10 << 20
+		if s.opts.GPUMemLimitBytes > 0 {
+			capacity = s.opts.GPUMemLimitBytes
+		}
+		s.addNode(d.Name, capacity, d.Arch)
+		s.ngpus++
+	}
+	if ncuda > s.ngpus {
+		return fmt.Errorf("%d CUDA workers asked, the machine has %d GPUs", ncuda, s.ngpus)
+	}
+	return nil
+}
+
+func (s *Simulator) addNode(name string, capacity int64, arch string) {
+	n := &memNode{id: len(s.nodes), name: name, capacity: capacity, arch: arch}
+	s.nodeIdx[name] = n.id
+	s.nodes = append(s.nodes, n)
+}
+
+func (s *Simulator) buildWorkers() error {
+	ncpu := s.opts.NCPU
+	if ncpu < 0 {
+		ncpu = s.m.CPUCores - s.ngpus
+	}
+	if ncpu+s.ngpus > s.m.CPUCores {
+		return fmt.Errorf("%d CPU workers + %d GPU drivers need %d cores, the machine has %d", ncpu, s.ngpus, ncpu+s.ngpus, s.m.CPUCores)
+	}
+	if ncpu < 0 {
+		ncpu = 0
+	}
+	arch := s.m.CPUArch
+	if arch == "" {
+		arch = "cpu0"
+	}
+	// StarPU numbers CPU workers first, then CUDA workers.
+	for i := 0; i < ncpu; i++ {
+		s.workers = append(s.workers, &Worker{Name: fmt.Sprintf("CPU%d", i), Kind: CPUWorker, Arch: arch, Node: 0, pipeline: 1})
+	}
+	for _, n := range s.nodes[1:] {
+		s.workers = append(s.workers, &Worker{Name: n.name, Kind: GPUWorker, Arch: n.arch, Node: n.id, pipeline: 2})
+	}
+	if len(s.workers) == 0 {
+		return fmt.Errorf("no workers: --ncpu 0 and no GPU")
+	}
+	for i, w := range s.workers {
+		w.ID = i
+		w.idle = true
+		w.perKernel = map[string]int{}
+	}
+	return nil
+}
+
+func dirKey(a, b string) string { return a + "->" + b }
+
+func (s *Simulator) buildNetwork() error {
+	ids := map[string]emulator.LinkID{}
+	for _, l := range s.m.Links {
+		sh := emulator.Shared
+		if l.Fatpipe {
+			sh = emulator.Fatpipe
+		}
+		id, err := s.net.AddLink(l.ID, l.BandwidthBps, l.LatencyS, sh)
+		if err != nil {
+			return err
+		}
+		ids[l.ID] = id
+	}
+	s.routes = make([][]*emulator.Route, len(s.nodes))
+	s.dirs = make([][]*direction, len(s.nodes))
+	s.predict = make([][]Prediction, len(s.nodes))
+	for i, a := range s.nodes {
+		s.routes[i] = make([]*emulator.Route, len(s.nodes))
+		s.dirs[i] = make([]*direction, len(s.nodes))
+		s.predict[i] = make([]Prediction, len(s.nodes))
+		for j, b := range s.nodes {
+			s.predict[i][j] = s.m.Predict[dirKey(a.name, b.name)]
+		}
+	}
+	for i, a := range s.nodes {
+		for j, b := range s.nodes {
+			if i == j {
+				continue
+			}
+			names, ok := s.m.Routes[dirKey(a.name, b.name)]
+			if !ok {
+				if i != 0 && j != 0 {
+					continue // device pair without peer route: through RAM
+				}
+				return fmt.Errorf("machine has no route %s->%s", a.name, b.name)
+			}
+			var links []emulator.LinkID
+			minBw := math.Inf(1)
+			for _, n := range names {
+				links = append(links, ids[n])
+				for _, l := range s.m.Links {
+					if l.ID == n {
+						minBw = math.Min(minBw, l.BandwidthBps)
+					}
+				}
+			}
+			r, err := s.net.NewRoute(links)
+			if err != nil {
+				return err
+			}
+			s.routes[i][j] = r
+			s.minBw[r] = minBw
+			if pm := s.m.Pitch[dirKey(a.name, b.name)]; len(pm) > 0 {
+				s.pitch[[2]int{i, j}] = pm
+			}
+			s.dirs[i][j] = &direction{src: i, dst: j}
+		}
+	}
+	for _, p := range s.m.Serial {
+		a, okA := s.parseDir(p[0])
+		b, okB := s.parseDir(p[1])
+		if okA && okB && s.dirs[a[0]][a[1]] != nil && s.dirs[b[0]][b[1]] != nil {
+			da, db := s.dirs[a[0]][a[1]], s.dirs[b[0]][b[1]]
+			da.serial = append(da.serial, db)
+			db.serial = append(db.serial, da)
+		}
+	}
+	return nil
+}
+
+func (s *Simulator) route(src, dst int) *emulator.Route { return s.routes[src][dst] }
+
+func (s *Simulator) dir(src, dst int) *direction { return s.dirs[src][dst] }
+
+func (s *Simulator) parseDir(d string) ([2]int, bool) {
+	src, dst, ok := strings.Cut(d, "->")
+	if !ok {
+		return [2]int{}, false
+	}
+	i, ok1 := s.nodeIdx[src]
+	j, ok2 := s.nodeIdx[dst]
+	return [2]int{i, j}, ok1 && ok2
+}
+
+func (s *Simulator) buildGraph() error {
+	for i := range s.g.Handles {
+		h := &s.g.Handles[i]
+		if h.ID != i {
+			return fmt.Errorf("handle %d has ID %d", i, h.ID)
+		}
+		hs := &handleState{h: h, reps: make([]replica, len(s.nodes))}
+		for n := range hs.reps {
+			hs.reps[n] = replica{h: hs, node: n}
+		}
+		hs.reps[0].state = owner // data starts valid at home (RAM)
+		hs.reps[0].allocated = true
+		s.handles = append(s.handles, hs)
+	}
+	for i := range s.g.Tasks {
+		t := &s.g.Tasks[i]
+		if t.ID != i {
+			return fmt.Errorf("task %d has ID %d", i, t.ID)
+		}
+		ts := &TaskState{spec: t, id: i, npending: 1}
+		for _, a := range t.Buffers {
+			if a.Handle < 0 || a.Handle >= len(s.handles) {
+				return fmt.Errorf("task %d (%s): unknown handle %d", i, t.Name, a.Handle)
+			}
+			ts.handles = append(ts.handles, s.handles[a.Handle])
+			ts.modes = append(ts.modes, a.Mode)
+		}
+		runnable := false
+		ts.stats = make([]*KernelStats, len(s.workers))
+		for wi, w := range s.workers {
+			if k, ok := s.lookupKernel(ts, w); ok {
+				ts.stats[wi] = k
+				runnable = true
+			} else {
+				s.uncal[[2]string{t.Model, w.Arch}] = true
+			}
+		}
+		if !runnable {
+			return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs", i, t.Name, t.Model, t.Footprint)
+		}
+		s.tasks = append(s.tasks, ts)
+	}
+	return nil
+}
+
+// lookupKernel returns the model entry of t on w's arch, if calibrated.
+func (s *Simulator) lookupKernel(t *TaskState, w *Worker) (*KernelStats, bool) {
+	key := KernelKey{Model: t.spec.Model, Arch: w.Arch, Footprint: t.spec.Footprint}
+	if k, ok := s.kcache[key]; ok {
+		return k, k != nil
+	}
+	k, ok := s.m.Kernels[key]
+	var kp *KernelStats
+	if ok && k.MeanUS > 0 {
+		kp = &k
+	}
+	s.kcache[key] = kp
+	return kp, kp != nil
+}
+
+// kernelStats returns t's model entry on w (nil: uncalibrated).
+func (s *Simulator) kernelStats(t *TaskState, w *Worker) *KernelStats { return t.stats[w.ID] }
+
+// Run simulates the whole graph and returns the result.
+func (s *Simulator) Run() (*Result, error) {
+	// The application thread submits tasks one after the other.
+	s.eng.Schedule(0, func() { s.submit(0) })
+	s.eng.Run()
+	if s.checkErr != nil {
+		return nil, s.checkErr
+	}
+	if s.ndone != len(s.tasks) {
+		return nil, fmt.Errorf("deadlock: %d of %d tasks done at t=%.6f s", s.ndone, len(s.tasks), s.eng.NowS())
+	}
+	return s.result(), nil
+}
+
+// submit submits task i (sequential consistency on its data), then
+// schedules the next submission after the submit cost.
+func (s *Simulator) submit(i int) {
+	if i >= len(s.tasks) {
+		return
+	}
+	t := s.tasks[i]
+	t.submitS = s.eng.NowS()
+	addDep := func(p *TaskState) {
+		if p == nil || p.done || p == t {
+			return
+		}
+		for _, q := range p.succ {
+			if q == t {
+				return
+			}
+		}
+		p.succ = append(p.succ, t)
+		t.npending++
+		if s.opts.Check {
+			t.preds = append(t.preds, p)
+		}
+	}
+	for _, d := range t.spec.Deps {
+		if d < 0 || d >= i {
+			s.fail(fmt.Errorf("task %d depends on task %d, not submitted before it", i, d))
+			return
+		}
+		addDep(s.tasks[d])
+	}
+	for k, h := range t.handles {
+		mode := t.modes[k]
+		addDep(h.lastWriter)
+		if mode&W != 0 {
+			for _, r := range h.readers {
+				addDep(r)
+			}
+			h.lastWriter, h.readers = t, h.readers[:0]
+		} else {
+			h.readers = append(h.readers, t)
+		}
+	}
+	for _, hid := range t.spec.WontUse {
+		s.wontUse(s.handles[hid])
+	}
+	t.npending--
+	if t.npending == 0 {
+		s.release(t)
+	}
+	if i+1 < len(s.tasks) {
+		s.eng.After(s.m.Costs.TaskSubmitS, func() { s.submit(i + 1) })
+	}
+}
+
+// release makes t ready: it is pushed to the scheduler after the push cost.
+func (s *Simulator) release(t *TaskState) {
+	t.readyS = s.eng.NowS()
+	s.eng.After(s.m.Costs.TaskPushS, func() {
+		s.sched.Push(t)
+		s.wakeIdle()
+	})
+}
+
+func (s *Simulator) wakeIdle() {
+	for _, w := range s.workers {
+		if w.idle && w.held < w.pipeline {
+			w.idle = false
+			ww := w
+			s.eng.After(0, func() { s.workerPop(ww) })
+		}
+	}
+}
+
+// workerPop lets w take tasks from the scheduler while its pipeline has room.
+func (s *Simulator) workerPop(w *Worker) {
+	for w.held < w.pipeline {
+		t := s.sched.Pop(w)
+		if t == nil {
+			w.idle = true
+			return
+		}
+		w.held++
+		t.worker = w
+		s.fetchInputs(w, t)
+	}
+}
+
+// fetchInputs requests every buffer of t on w's node; the task is ready for
+// the device once all have arrived.
+func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
+	if t.prefetched {
+		for _, h := range t.handles {
+			h.reps[t.prefetchNode].protect--
+		}
+		t.prefetched = false
+		s.nodes[t.prefetchNode].evictGen++
+	}
+	t.nfetching = 1
+	done := func() {
+		t.nfetching--
+		if t.nfetching == 0 {
+			s.eng.After(s.m.Costs.FetchInputPerBufS*float64(len(t.handles)), func() { s.inputsReady(w, t) })
+		}
+	}
+	for k, h := range t.handles {
+		r := &h.reps[w.Node]
+		r.refs++
+		t.nfetching++
+		if t.modes[k]&R == 0 {
+			s.allocate(h, w.Node, levelFetch, done)
+			continue
+		}
+		s.fetch(h, w.Node, levelFetch, done)
+	}
+	done()
+}
+
+func (s *Simulator) inputsReady(w *Worker, t *TaskState) {
+	w.ready = append(w.ready, t)
+	s.startKernel(w)
+}
+
+// startKernel starts the next ready task on w's device if it is free.
+func (s *Simulator) startKernel(w *Worker) {
+	if w.running != nil || len(w.ready) == 0 {
+		return
+	}
+	t := w.ready[0]
+	w.ready = w.ready[1:]
+	w.running = t
+	now := s.eng.NowS()
+	if s.opts.Check {
+		for _, p := range t.preds {
+			if !p.done {
+				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.id, t.spec.Name, p.id, p.spec.Name))
+			}
+		}
+		for _, h := range t.handles {
+			r := &h.reps[w.Node]
+			if !r.allocated {
+				s.fail(fmt.Errorf("task %d (%s) starts on %s without %s allocated", t.id, t.spec.Name, w.Name, h.h.Name))
+			}
+		}
+		for k, h := range t.handles {
+			if t.modes[k]&R != 0 && h.reps[w.Node].state == invalid {
+				s.fail(fmt.Errorf("task %d (%s) starts on %s without a valid %s", t.id, t.spec.Name, w.Name, h.h.Name))
+			}
+		}
+	}
+	for _, h := range t.handles {
+		s.nodes[w.Node].touch(&h.reps[w.Node])
+	}
+	s.sched.PreExec(w, t)
+	durS := s.durationS(t, w)
+	delay := 0.0
+	if w.Kind == GPUWorker {
+		delay = s.m.Costs.DeviceTaskQueueS
+	}
+	t.startS = now + delay
+	s.eng.After(delay+durS, func() { s.endKernel(w, t) })
+}
+
+func (s *Simulator) durationS(t *TaskState, w *Worker) float64 {
+	k := s.kernelStats(t, w)
+	us := k.MeanUS
+	switch s.opts.Durations {
+	case DurNormal:
+		us = k.MeanUS + k.StddevUS*s.rng.NormFloat64()
+		if us < 0 {
+			us = 0
+		}
+	case DurHistogram:
+		if len(k.Counts) > 0 {
+			us = sampleHistogram(k.EdgesUS, k.Counts, s.rng.Float64())
+		}
+	}
+	return us * 1e-6
+}
+
+// sampleHistogram inverts the histogram's CDF at u, uniformly within a bin.
+func sampleHistogram(edges []float64, counts []uint64, u float64) float64 {
+	var total uint64
+	for _, c := range counts {
+		total += c
+	}
+	target := u * float64(total)
+	acc := 0.0
+	for i, c := range counts {
+		if c == 0 {
+			continue
+		}
+		if acc+float64(c) > target || i == len(counts)-1 {
+			f := (target - acc) / float64(c)
+			return edges[i] + f*(edges[i+1]-edges[i])
+		}
+		acc += float64(c)
+	}
+	return edges[len(edges)-1]
+}
+
+func (s *Simulator) endKernel(w *Worker, t *TaskState) {
+	now := s.eng.NowS()
+	t.endS = now
+	w.busyS += now - t.startS
+	w.perKernel[t.spec.Name]++
+	w.ntasks++
+	// MSI: a write makes w's node the owner and invalidates every other copy.
+	for k, h := range t.handles {
+		r := &h.reps[w.Node]
+		if t.modes[k]&W != 0 {
+			h.version++
+			for n := range h.reps {
+				if n != w.Node && h.reps[n].state != invalid {
+					h.reps[n].state = invalid
+				}
+			}
+			r.state = owner
+		}
+		r.refs--
+		s.nodes[w.Node].touch(r)
+	}
+	s.sched.PostExec(w, t)
+	w.running = nil
+	w.held--
+	t.done = true
+	s.ndone++
+	for _, q := range t.succ {
+		q.npending--
+		if q.npending == 0 {
+			s.release(q)
+		}
+	}
+	for _, h := range t.handles {
+		s.wontUseDone(h, t)
+	}
+	s.startKernel(w)
+	if w.held < w.pipeline {
+		w.idle = false
+		s.workerPop(w)
+	}
+	s.nodes[w.Node].memoryFreed(s)
+}
+
+func (s *Simulator) fail(err error) {
+	if s.checkErr == nil {
+		s.checkErr = err
+	}
+	s.eng.Halt()
+}
+
+// Stats are counters of a run.
+type Stats struct {
+	Allocations, Evictions, WriteBacks int
+	BytesByDir                         map[string]float64
+	TransfersByDir                     map[string]int
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

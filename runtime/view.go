@@ -1,0 +1,103 @@
+package runtime
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// The Simulator is the View its scheduler sees.
+
+// NowUS is the simulated time in µs.
+func (s *Simulator) NowUS() float64 { return s.eng.NowS() * 1e6 }
+
+// Workers lists the workers (CPU workers first, then GPUs).
+func (s *Simulator) Workers() []*Worker { return s.workers }
+
+// CanExecute reports whether t's kernel is calibrated for w's arch.
+func (s *Simulator) CanExecute(t *TaskState, w *Worker) bool {
+	return s.kernelStats(t, w) != nil
+}
+
+// ExpectedLengthUS is the model's mean of t on w, in µs.
+func (s *Simulator) ExpectedLengthUS(t *TaskState, w *Worker) float64 {
+	if k := s.kernelStats(t, w); k != nil {
+		return k.MeanUS
+	}
+	return 0
+}
+
+// ExpectedTransferUS predicts the time to bring t's inputs on w's node
+// (starpu_task_expected_data_transfer_time_for).
+func (s *Simulator) ExpectedTransferUS(t *TaskState, w *Worker) float64 {
+	total := 0.0
+	for k, h := range t.handles {
+		if t.modes[k]&R == 0 || h.h.SizeBytes == 0 {
+			continue
+		}
+		r := &h.reps[w.Node]
+		if (r.state != invalid && r.allocated) || r.incoming != nil {
+			continue
+		}
+		total += s.predictFetchUS(h, w.Node)
+	}
+	return total
+}
+
+// predictFetchUS: the cheapest valid source over a direct route, else the
+// path through RAM.
+func (s *Simulator) predictFetchUS(h *handleState, dst int) float64 {
+	best := math.Inf(1)
+	size := h.h.SizeBytes
+	for n := range h.reps {
+		r := &h.reps[n]
+		if n == dst || r.state == invalid || !r.allocated {
+			continue
+		}
+		if s.route(n, dst) != nil {
+			best = math.Min(best, s.predictUS(n, dst, size))
+		} else {
+			best = math.Min(best, s.predictUS(n, 0, size)+s.predictUS(0, dst, size))
+		}
+	}
+	if math.IsInf(best, 1) {
+		return 0
+	}
+	return best
+}
+
+// Prefetch issues task-prefetch requests of t's read inputs on w's node; the
+// copies are protected from eviction by other prefetches until t fetches.
+func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
+	if s.opts.NoPrefetch || t.prefetched {
+		return
+	}
+	t.prefetched = true
+	t.prefetchNode = w.Node
+	for k, h := range t.handles {
+		h.reps[w.Node].protect++
+		if t.modes[k]&R != 0 {
+			s.fetch(h, w.Node, levelTaskPrefetch, nil)
+		}
+	}
+}
+
+// NonReadyBytes sizes t's inputs that are not ready on w's node.
+func (s *Simulator) NonReadyBytes(t *TaskState, w *Worker) (nonReady, nonLoading, nonAllocated int64) {
+	for k, h := range t.handles {
+		r := &h.reps[w.Node]
+		size := h.h.SizeBytes
+		if t.modes[k]&R != 0 && (r.state == invalid || !r.allocated) {
+			nonReady += size
+			if r.incoming == nil {
+				nonLoading += size
+			}
+		}
+		if !r.allocated {
+			nonAllocated += size
+		}
+	}
+	return
+}
+
+// Rand is the run's seeded generator.
+func (s *Simulator) Rand() *rand.Rand { return s.rng }
