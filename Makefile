@@ -4,16 +4,20 @@ BIN       := bin/starsim
 FUZZTIME  ?= 30s
 PKGS      := ./...
 
-.PHONY: all build run test lint bench fuzz sgcheck clean
+.PHONY: all build run demo test lint bench fuzz clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/starsim
 
-# Main job on the built-in defaults. Until the runtime exists (issue 4) this is
-# the network demo: 16 transfers on a 4-GPU PCI star, fluid sharing.
+# Main job on the built-in defaults: predict a tiled Cholesky (N=38400,
+# 960 tiles) under dmdas on the embedded 2-socket, 4-GPU calibration.
 run: build
+	./$(BIN) run --app cholesky --n 38400 --sched dmdas
+
+# The fluid-network demo: 16 transfers on a 4-GPU PCI star.
+demo: build
 	./$(BIN) netsim --demo --table
 
 # lint + every test (fuzz targets run their seed corpus). Tests that need
@@ -33,6 +37,9 @@ bench:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./platforms
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./platforms/netsim
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./calibrate
+	$(GO) test -run '^$$' -fuzz '^FuzzParsePerfModel$$' -fuzztime $(FUZZTIME) ./calibrate/starpu
+	$(GO) test -run '^$$' -fuzz '^FuzzParseBus$$' -fuzztime $(FUZZTIME) ./calibrate/starpu
 
 clean:
 	rm -rf bin
