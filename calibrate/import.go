@@ -40,8 +40,11 @@ func Import(dir, host string) (*File, []string, error) {
 		platFile = s.PlatformV3
 	}
 	if platFile != "" {
+		// StarPU writes unusable platforms for some machines (a CPU-only host
+		// gets links of bandwidth 0): fall back on the bus matrices then.
 		if plat, err = platforms.ParseFile(platFile); err != nil {
-			return nil, nil, err
+			warn = append(warn, fmt.Sprintf("platform file not used: %v", err))
+			plat, platFile = nil, ""
 		}
 	}
 	f := &File{
@@ -71,7 +74,7 @@ func Import(dir, host string) (*File, []string, error) {
 		}
 	} else {
 		flatNetwork(f, s.Bus, nodes, busIdx)
-		warn = append(warn, fmt.Sprintf("no %s.platform[.v4].xml: built StarPU's flat network from the bus matrices", host))
+		warn = append(warn, fmt.Sprintf("no usable %s.platform[.v4].xml: built StarPU's flat network from the bus matrices", host))
 	}
 	for i, src := range nodes {
 		for j, dst := range nodes {

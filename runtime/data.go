@@ -75,6 +75,15 @@ type memNode struct {
 	// that found nothing to evict is not retried until it changes.
 	evictGen uint64
 	noVictim [4]uint64 // evictGen+1 at the last fruitless reclaim, per level
+	// nalloc and ndirty count allocated device copies and those whose home
+	// copy is invalid (a write-back needed before eviction).
+	nalloc, ndirty int
+	tidying        int    // tidy write-backs under way
+	tidyGen        uint64 // evictGen+1 at the last tidy scan
+	// active counts queued or running non-idle requests from or to the
+	// node: idle requests wait until it is 0 (StarPU processes idle
+	// requests only when nothing else is pending).
+	active int
 }
 
 // direction is the FIFO of copies from one node to another: StarPU's
@@ -116,7 +125,7 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, done func()) {
 			req.waiters = append(req.waiters, done)
 		}
 		if lvl < req.level && !req.started {
-			req.level = lvl
+			s.upgrade(req, lvl)
 		}
 		return
 	}
@@ -216,6 +225,12 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 		s.fail(fmt.Errorf("node %s over capacity: %d > %d bytes", node.name, node.used, node.capacity))
 	}
 	r.allocated = true
+	if n != 0 {
+		node.nalloc++
+		if h.reps[0].state == invalid {
+			node.ndirty++
+		}
+	}
 	node.pushTail(r)
 	cost := 0.0
 	if n != 0 {
@@ -239,33 +254,41 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 	return cost, true
 }
 
-// reclaim evicts least-recently-used replicas of node until size bytes fit.
-// Shared copies are dropped; an owned copy is first written back home, and
-// the room it frees arrives when the write-back ends. Prefetches do not
-// evict copies protected by a pending task prefetch. It reports whether the
-// room is available now.
+// reclaim frees room for size bytes on node, as StarPU's allocator does:
+// first it drops copies that need no write-back (clean or valid elsewhere),
+// least recently used first (try_to_reuse_potentially_in_use_mc); only a
+// fetch then goes on to evict the only valid copies, writing them back home
+// first (_starpu_memory_reclaim_generic); the room they free arrives when the
+// write-back ends. Prefetches do not evict copies protected by a pending
+// task prefetch. It reports whether the room is available now.
 func (s *Simulator) reclaim(node *memNode, size int64, lvl level) bool {
 	need := node.used + size - node.capacity - node.pendingFree
 	if node.noVictim[lvl] == node.evictGen+1 {
 		return false
 	}
 	found := false
+	evictable := func(r *replica) bool {
+		return r.refs == 0 && r.incoming == nil && !r.evicting && !(lvl >= levelTaskPrefetch && r.protect > 0)
+	}
 	for r := node.head; r != nil && need > 0; {
 		next := r.next
-		if r.refs == 0 && r.incoming == nil && !r.evicting && !(lvl >= levelTaskPrefetch && r.protect > 0) {
-			if r.state != invalid && !s.validElsewhere(r) {
-				if lvl == levelFetch {
-					s.writeBack(r)
-					need -= r.h.h.SizeBytes
-					found = true
-				}
-			} else {
-				need -= r.h.h.SizeBytes
-				s.free(r)
-				found = true
-			}
+		if evictable(r) && (r.state == invalid || s.validElsewhere(r)) {
+			need -= r.h.h.SizeBytes
+			s.free(r)
+			found = true
 		}
 		r = next
+	}
+	if lvl == levelFetch {
+		for r := node.head; r != nil && need > 0; {
+			next := r.next
+			if evictable(r) {
+				s.writeBack(r)
+				need -= r.h.h.SizeBytes
+				found = true
+			}
+			r = next
+		}
 	}
 	if !found {
 		node.noVictim[lvl] = node.evictGen + 1
@@ -289,8 +312,12 @@ func (s *Simulator) free(r *replica) {
 	if r.h.h.SizeBytes <= 4<<20 {
 		node.subUsed -= r.h.h.SizeBytes
 	}
+	s.setState(r.h, r.node, invalid)
 	r.allocated = false
-	r.state = invalid
+	node.nalloc--
+	if r.h.reps[0].state == invalid {
+		node.ndirty--
+	}
 	r.wontUse = false
 	s.stats.Evictions++
 }
@@ -318,9 +345,51 @@ func (s *Simulator) writeBack(r *replica) {
 
 // enqueue queues a request on its direction and starts what can start.
 func (s *Simulator) enqueue(req *request) {
+	if req.level != levelIdle {
+		s.nodes[req.src].active++
+		s.nodes[req.dst].active++
+	}
 	d := s.dir(req.src, req.dst)
-	d.queue = append(d.queue, req)
+	d.insert(req)
 	s.kick(d)
+}
+
+// before orders a direction's queue: most urgent level, then oldest.
+func before(a, b *request) bool {
+	if a.level != b.level {
+		return a.level < b.level
+	}
+	return a.seq < b.seq
+}
+
+// insert keeps d.queue sorted by (level, seq).
+func (d *direction) insert(req *request) {
+	i := sort.Search(len(d.queue), func(i int) bool { return before(req, d.queue[i]) })
+	d.queue = append(d.queue, nil)
+	copy(d.queue[i+1:], d.queue[i:])
+	d.queue[i] = req
+}
+
+// upgrade raises a queued request's level (a fetch joining a prefetch),
+// moving it to its new place in its direction's queue.
+func (s *Simulator) upgrade(req *request, lvl level) {
+	if req.level != levelIdle && lvl != levelIdle {
+		// active counts are per non-idle request: unchanged
+	} else if req.level == levelIdle {
+		s.nodes[req.src].active++
+		s.nodes[req.dst].active++
+	}
+	d := s.dir(req.src, req.dst)
+	for i, q := range d.queue {
+		if q == req {
+			d.queue = append(d.queue[:i], d.queue[i+1:]...)
+			req.level = lvl
+			d.insert(req)
+			s.kick(d)
+			return
+		}
+	}
+	req.level = lvl // not queued yet (first hop of a two-hop copy pending)
 }
 
 // kick starts the most urgent startable request of d if d is free.
@@ -333,21 +402,14 @@ func (s *Simulator) kick(d *direction) {
 			return
 		}
 	}
-	sort.SliceStable(d.queue, func(i, j int) bool {
-		if d.queue[i].level != d.queue[j].level {
-			return d.queue[i].level < d.queue[j].level
-		}
-		return d.queue[i].seq < d.queue[j].seq
-	})
 	for i, req := range d.queue {
+		if req.level == levelIdle && (s.nodes[req.src].active > 0 || s.nodes[req.dst].active > 0) {
+			continue
+		}
 		costS, ok := s.reserve(req.h, req.dst, req.level)
 		if !ok {
-			// Later requests are no more urgent: they would fail too
-			// unless smaller; wait for memory.
+			// Later requests are no more urgent: wait for memory.
 			s.nodes[req.dst].stalled = true
-			if s.nodes[req.dst].used+req.h.h.SizeBytes > s.nodes[req.dst].capacity {
-				continue
-			}
 			return
 		}
 		d.queue = append(d.queue[:i:i], d.queue[i+1:]...)
@@ -378,23 +440,43 @@ func (s *Simulator) finish(d *direction, req *request, bytes float64) {
 		// device copy is freed by the write-back's waiter unless a task
 		// took it.
 		if req.version == h.version {
-			dst.state, src.state = shared, shared
+			s.setState(h, req.dst, shared)
+			s.setState(h, req.src, shared)
 		}
 	} else {
 		// A read on a non-owner makes every valid copy shared.
 		if src.state == owner {
-			src.state = shared
+			s.setState(h, req.src, shared)
 		}
-		dst.state = shared
+		s.setState(h, req.dst, shared)
 	}
 	dst.incoming = nil
 	s.nodes[req.dst].evictGen++
+	if req.level != levelIdle {
+		for _, n := range []int{req.src, req.dst} {
+			if s.nodes[n].active--; s.nodes[n].active == 0 {
+				s.kickNode(n)
+			}
+		}
+	}
 	for _, w := range req.waiters {
 		s.eng.After(0, w)
 	}
 	s.kick(d)
 	for _, o := range d.serial {
 		s.kick(o)
+	}
+}
+
+// kickNode tries to start copies from and to node n.
+func (s *Simulator) kickNode(n int) {
+	for j := range s.nodes {
+		if d := s.dir(n, j); d != nil {
+			s.kick(d)
+		}
+		if d := s.dir(j, n); d != nil {
+			s.kick(d)
+		}
 	}
 }
 
@@ -437,6 +519,8 @@ func (s *Simulator) wontUseDone(h *handleState, t *TaskState) {
 	}
 }
 
+// applyWontUse marks h's device copies evict-first and, as StarPU does,
+// queues an idle-level copy home so that a later eviction is clean.
 func (s *Simulator) applyWontUse(h *handleState) {
 	h.wontUseArmed = false
 	for n := 1; n < len(h.reps); n++ {
@@ -446,6 +530,9 @@ func (s *Simulator) applyWontUse(h *handleState) {
 			s.nodes[n].moveHead(r)
 			s.nodes[n].evictGen++
 		}
+	}
+	if h.reps[0].state == invalid && !s.opts.NoWontUseWriteBack {
+		s.fetch(h, 0, levelIdle, nil)
 	}
 }
 
@@ -565,4 +652,53 @@ func (s *Simulator) predictUS(src, dst int, size int64) float64 {
 		factor = 2 * float64(ngpu)
 	}
 	return p.LatencyS*1e6 + float64(size)/p.BandwidthBps*1e6*factor
+}
+
+// setState changes h's state on node n, keeping the nodes' dirty counts: a
+// device copy is dirty while the home (RAM) copy is invalid.
+func (s *Simulator) setState(h *handleState, n int, st msi) {
+	r := &h.reps[n]
+	if n == 0 && (r.state == invalid) != (st == invalid) {
+		delta := 1 // home becomes invalid: every device copy turns dirty
+		if st != invalid {
+			delta = -1
+		}
+		for m := 1; m < len(h.reps); m++ {
+			if h.reps[m].allocated {
+				s.nodes[m].ndirty += delta
+			}
+		}
+	}
+	r.state = st
+}
+
+// Clean-buffer targets of StarPU's memchunk tidy (STARPU_MINIMUM_CLEAN_BUFFERS
+// and STARPU_TARGET_CLEAN_BUFFERS, in %).
+const minCleanPct, targetCleanPct = 5, 10
+
+// tidy keeps some device copies clean, as StarPU's starpu_memchunk_tidy:
+// when fewer than 5 % of the allocated copies are clean, idle-level
+// write-backs of dirty ones (least recently used first) are queued until 10 %
+// would be.
+func (s *Simulator) tidy(n int) {
+	node := s.nodes[n]
+	if n == 0 || node.nalloc == 0 || s.opts.NoTidy {
+		return
+	}
+	clean := node.nalloc - node.ndirty - node.tidying
+	if clean*100 >= minCleanPct*node.nalloc || node.tidyGen == node.evictGen+1 {
+		return
+	}
+	node.tidyGen = node.evictGen + 1 // nothing new to write back until copies change
+	want := (targetCleanPct*node.nalloc + 99) / 100
+	for r := node.head; r != nil && clean < want; r = r.next {
+		h := r.h
+		if h.reps[0].state != invalid || h.reps[0].incoming != nil || r.state == invalid || r.refs > 0 || r.evicting {
+			continue
+		}
+		node.tidying++
+		clean++
+		s.fetch(h, 0, levelIdle, nil)
+		h.reps[0].incoming.waiters = append(h.reps[0].incoming.waiters, func() { node.tidying-- })
+	}
 }

@@ -31,6 +31,12 @@ type Options struct {
 	// non-peer bus (starpu_transfer_predict). An accident of StarPU kept for
 	// parity; on by default (see DefaultOptions).
 	StarPUTransferFactor bool
+	// NoWontUseWriteBack skips the idle write-back home that StarPU queues
+	// on starpu_data_wont_use (the copies are still evicted first).
+	NoWontUseWriteBack bool
+	// NoTidy disables StarPU's background write-backs that keep 5-10 % of
+	// the device copies clean.
+	NoTidy bool
 	// Check verifies the run's invariants and fails on a violation.
 	Check bool
 }

@@ -153,3 +153,22 @@ func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	require.Equal(t, 24, rows)
 	assert.Less(t, sumAbs/float64(rows), 0.04)
 }
+
+// TestNativeCPUTrace predicts the recorded native run of
+// ../shared/reference/native-cpu-trace (Cholesky N=7680, 2 CPU workers,
+// dmda; its own calibration): the native makespan, first start to last
+// end, was 706.3 ms. starsim's window starts at submission, as the
+// example's timer does.
+func TestNativeCPUTrace(t *testing.T) {
+	dir := "../../shared/reference/native-cpu-trace/sampling"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("../shared/reference not found")
+	}
+	cal, _, err := calibrate.Import(dir, "nativecpu")
+	require.NoError(t, err)
+	o := opts("dmda")
+	o.NCPU = 2
+	res := run(t, cal, "cholesky", 7680, o)
+	t.Logf("starsim %.1f ms, native 706.3 ms", res.MakespanS*1e3)
+	assert.InEpsilon(t, 0.7063, res.MakespanS, 0.05)
+}

@@ -567,10 +567,10 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 			h.version++
 			for n := range h.reps {
 				if n != w.Node && h.reps[n].state != invalid {
-					h.reps[n].state = invalid
+					s.setState(h, n, invalid)
 				}
 			}
-			r.state = owner
+			s.setState(h, w.Node, owner)
 		}
 		r.refs--
 		s.nodes[w.Node].touch(r)
@@ -595,6 +595,7 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 		s.workerPop(w)
 	}
 	s.nodes[w.Node].memoryFreed(s)
+	s.tidy(w.Node)
 }
 
 func (s *Simulator) fail(err error) {
