@@ -50,6 +50,8 @@ type handleState struct {
 	// wont_use: pending until the last writer submitted before it ends.
 	wontUseAfter *TaskState
 	wontUseArmed bool
+	// nvalid counts the allocated copies in a valid state.
+	nvalid int
 	// version counts writes; a write-back that started before a write
 	// must not make its stale copy valid.
 	version uint64
@@ -297,12 +299,11 @@ func (s *Simulator) reclaim(node *memNode, size int64, lvl level) bool {
 }
 
 func (s *Simulator) validElsewhere(r *replica) bool {
-	for n := range r.h.reps {
-		if n != r.node && r.h.reps[n].state != invalid && r.h.reps[n].allocated {
-			return true
-		}
+	n := r.h.nvalid
+	if r.state != invalid && r.allocated {
+		n--
 	}
-	return false
+	return n > 0
 }
 
 func (s *Simulator) free(r *replica) {
@@ -404,7 +405,7 @@ func (s *Simulator) kick(d *direction) {
 	}
 	for i, req := range d.queue {
 		if req.level == levelIdle && (s.nodes[req.src].active > 0 || s.nodes[req.dst].active > 0) {
-			continue
+			return // the rest of the queue is idle-level too
 		}
 		costS, ok := s.reserve(req.h, req.dst, req.level)
 		if !ok {
@@ -412,7 +413,11 @@ func (s *Simulator) kick(d *direction) {
 			s.nodes[req.dst].stalled = true
 			return
 		}
-		d.queue = append(d.queue[:i:i], d.queue[i+1:]...)
+		if i == 0 {
+			d.queue = d.queue[1:]
+		} else {
+			d.queue = append(d.queue[:i], d.queue[i+1:]...)
+		}
 		s.start(d, req, costS)
 		return
 	}
@@ -658,6 +663,13 @@ func (s *Simulator) predictUS(src, dst int, size int64) float64 {
 // device copy is dirty while the home (RAM) copy is invalid.
 func (s *Simulator) setState(h *handleState, n int, st msi) {
 	r := &h.reps[n]
+	if r.allocated {
+		if r.state == invalid && st != invalid {
+			h.nvalid++
+		} else if r.state != invalid && st == invalid {
+			h.nvalid--
+		}
+	}
 	if n == 0 && (r.state == invalid) != (st == invalid) {
 		delta := 1 // home becomes invalid: every device copy turns dirty
 		if st != invalid {
@@ -676,6 +688,9 @@ func (s *Simulator) setState(h *handleState, n int, st msi) {
 // and STARPU_TARGET_CLEAN_BUFFERS, in %).
 const minCleanPct, targetCleanPct = 5, 10
 
+// tidyScan bounds the copies one tidy call examines.
+const tidyScan = 64
+
 // tidy keeps some device copies clean, as StarPU's starpu_memchunk_tidy:
 // when fewer than 5 % of the allocated copies are clean, idle-level
 // write-backs of dirty ones (least recently used first) are queued until 10 %
@@ -691,7 +706,11 @@ func (s *Simulator) tidy(n int) {
 	}
 	node.tidyGen = node.evictGen + 1 // nothing new to write back until copies change
 	want := (targetCleanPct*node.nalloc + 99) / 100
-	for r := node.head; r != nil && clean < want; r = r.next {
+	// Look at a bounded number of copies from the LRU head per call, as
+	// StarPU resumes from its dirty-list head rather than rescanning.
+	scanned := 0
+	for r := node.head; r != nil && clean < want && scanned < tidyScan; r = r.next {
+		scanned++
 		h := r.h
 		if h.reps[0].state != invalid || h.reps[0].incoming != nil || r.state == invalid || r.refs > 0 || r.evicting {
 			continue

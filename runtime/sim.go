@@ -289,6 +289,7 @@ func (s *Simulator) buildGraph() error {
 		}
 		hs.reps[0].state = owner // data starts valid at home (RAM)
 		hs.reps[0].allocated = true
+		hs.nvalid = 1
 		s.handles = append(s.handles, hs)
 	}
 	for i := range s.g.Tasks {
