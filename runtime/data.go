@@ -39,7 +39,7 @@ type replica struct {
 	wontUse   bool
 	// LRU list of the node's allocated replicas (head: evicted first).
 	prev, next *replica
-	inLRU      bool
+	list       *lruList
 }
 
 type handleState struct {
@@ -64,8 +64,8 @@ type memNode struct {
 	capacity int64 // 0: unlimited
 	used     int64
 	peak     int64
-	head     *replica
-	tail     *replica
+	main     lruList
+	prot     lruList
 	// Suballocator: tiles <= 4 MiB come out of 32 MiB chunks (StarPU's
 	// malloc.h); a new chunk costs one device allocation.
 	subCap, subUsed int64
@@ -272,24 +272,32 @@ func (s *Simulator) reclaim(node *memNode, size int64, lvl level) bool {
 	evictable := func(r *replica) bool {
 		return r.refs == 0 && r.incoming == nil && !r.evicting && !(lvl >= levelTaskPrefetch && r.protect > 0)
 	}
-	for r := node.head; r != nil && need > 0; {
-		next := r.next
-		if evictable(r) && (r.state == invalid || s.validElsewhere(r)) {
-			need -= r.h.h.SizeBytes
-			s.free(r)
-			found = true
-		}
-		r = next
-	}
+	lists := []*lruList{&node.main}
 	if lvl == levelFetch {
-		for r := node.head; r != nil && need > 0; {
+		lists = append(lists, &node.prot)
+	}
+	for _, l := range lists {
+		for r := l.head; r != nil && need > 0; {
 			next := r.next
-			if evictable(r) {
-				s.writeBack(r)
+			if evictable(r) && (r.state == invalid || s.validElsewhere(r)) {
 				need -= r.h.h.SizeBytes
+				s.free(r)
 				found = true
 			}
 			r = next
+		}
+	}
+	if lvl == levelFetch {
+		for _, l := range lists {
+			for r := l.head; r != nil && need > 0; {
+				next := r.next
+				if evictable(r) {
+					s.writeBack(r)
+					need -= r.h.h.SizeBytes
+					found = true
+				}
+				r = next
+			}
 		}
 	}
 	if !found {
@@ -530,7 +538,7 @@ func (s *Simulator) applyWontUse(h *handleState) {
 	h.wontUseArmed = false
 	for n := 1; n < len(h.reps); n++ {
 		r := &h.reps[n]
-		if r.allocated && r.inLRU {
+		if r.allocated && r.list != nil {
 			r.wontUse = true
 			s.nodes[n].moveHead(r)
 			s.nodes[n].evictGen++
@@ -541,56 +549,87 @@ func (s *Simulator) applyWontUse(h *handleState) {
 	}
 }
 
-// LRU list helpers.
+// LRU lists. A node keeps its allocated copies in two lists, least
+// recently used first: main, and prot for copies protected by a pending
+// task prefetch (prefetches never evict those, so their reclaims need not
+// look at them).
 
-func (n *memNode) pushTail(r *replica) {
-	r.prev, r.next = n.tail, nil
-	if n.tail != nil {
-		n.tail.next = r
+type lruList struct{ head, tail *replica }
+
+func (l *lruList) pushTail(r *replica) {
+	r.prev, r.next, r.list = l.tail, nil, l
+	if l.tail != nil {
+		l.tail.next = r
 	} else {
-		n.head = r
+		l.head = r
 	}
-	n.tail = r
-	r.inLRU = true
+	l.tail = r
 }
 
-func (n *memNode) remove(r *replica) {
-	if !r.inLRU {
-		return
+func (l *lruList) pushHead(r *replica) {
+	r.prev, r.next, r.list = nil, l.head, l
+	if l.head != nil {
+		l.head.prev = r
+	} else {
+		l.tail = r
 	}
+	l.head = r
+}
+
+func (l *lruList) remove(r *replica) {
 	if r.prev != nil {
 		r.prev.next = r.next
 	} else {
-		n.head = r.next
+		l.head = r.next
 	}
 	if r.next != nil {
 		r.next.prev = r.prev
 	} else {
-		n.tail = r.prev
+		l.tail = r.prev
 	}
-	r.prev, r.next, r.inLRU = nil, nil, false
+	r.prev, r.next, r.list = nil, nil, nil
 }
 
-// touch marks r as just used (LRU tail) unless it is marked wont_use.
+// listFor is the list r belongs in.
+func (n *memNode) listFor(r *replica) *lruList {
+	if r.protect > 0 {
+		return &n.prot
+	}
+	return &n.main
+}
+
+func (n *memNode) pushTail(r *replica) { n.listFor(r).pushTail(r) }
+
+func (n *memNode) remove(r *replica) {
+	if r.list != nil {
+		r.list.remove(r)
+	}
+}
+
+// touch marks r as just used (tail of its list) and clears wont_use.
 func (n *memNode) touch(r *replica) {
-	if !r.inLRU {
+	if r.list == nil {
 		return
 	}
 	r.wontUse = false
-	n.remove(r)
+	r.list.remove(r)
 	n.pushTail(r)
 }
 
-func (n *memNode) moveHead(r *replica) {
-	n.remove(r)
-	r.prev, r.next = nil, n.head
-	if n.head != nil {
-		n.head.prev = r
-	} else {
-		n.tail = r
+// relist moves r to the list its protection says, as most recently used.
+func (n *memNode) relist(r *replica) {
+	if r.list != nil && r.list != n.listFor(r) {
+		r.list.remove(r)
+		n.pushTail(r)
 	}
-	n.head = r
-	r.inLRU = true
+}
+
+func (n *memNode) moveHead(r *replica) {
+	if r.list == nil {
+		return
+	}
+	r.list.remove(r)
+	n.listFor(r).pushHead(r)
 }
 
 // pitchedPayload returns the bytes to send on route so that, alone, the copy
@@ -709,7 +748,7 @@ func (s *Simulator) tidy(n int) {
 	// Look at a bounded number of copies from the LRU head per call, as
 	// StarPU resumes from its dirty-list head rather than rescanning.
 	scanned := 0
-	for r := node.head; r != nil && clean < want && scanned < tidyScan; r = r.next {
+	for r := node.main.head; r != nil && clean < want && scanned < tidyScan; r = r.next {
 		scanned++
 		h := r.h
 		if h.reps[0].state != invalid || h.reps[0].incoming != nil || r.state == invalid || r.refs > 0 || r.evicting {

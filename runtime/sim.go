@@ -447,7 +447,9 @@ func (s *Simulator) workerPop(w *Worker) {
 func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 	if t.prefetched {
 		for _, h := range t.handles {
-			h.reps[t.prefetchNode].protect--
+			r := &h.reps[t.prefetchNode]
+			r.protect--
+			s.nodes[t.prefetchNode].relist(r)
 		}
 		t.prefetched = false
 		s.nodes[t.prefetchNode].evictGen++

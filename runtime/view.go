@@ -74,7 +74,9 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 	t.prefetched = true
 	t.prefetchNode = w.Node
 	for k, h := range t.handles {
-		h.reps[w.Node].protect++
+		r := &h.reps[w.Node]
+		r.protect++
+		s.nodes[w.Node].relist(r)
 		if t.modes[k]&R != 0 {
 			s.fetch(h, w.Node, levelTaskPrefetch, nil)
 		}
