@@ -1,6 +1,9 @@
 package runtime
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // The dm/dmda family (StarPU's deque_modeling_policy_data_aware.c): each
 // task is pushed to the worker that minimises
@@ -18,6 +21,12 @@ type dmda struct {
 	sortedDec                      bool // dmdasd: length before the insertion point only
 	alpha, beta, gamma, idlePowerW float64
 	w                              []*dmWorker
+	cands                          []dmCand // scratch of Push
+}
+
+type dmCand struct {
+	w              *Worker
+	end, pen, prev float64
 }
 
 type dmWorker struct {
@@ -50,22 +59,15 @@ func (d *dmda) insertPos(q []*TaskState, t *TaskState) int {
 	if !d.sorted {
 		return len(q)
 	}
-	for i, o := range q {
-		if o.Priority() < t.Priority() {
-			return i
-		}
-	}
-	return len(q)
+	// q is sorted by decreasing priority: the first task of lower priority.
+	p := t.Priority()
+	return sort.Search(len(q), func(i int) bool { return q[i].Priority() < p })
 }
 
 func (d *dmda) Push(t *TaskState) {
 	now := d.v.NowUS()
 	ws := d.v.Workers()
-	type cand struct {
-		w              *Worker
-		end, pen, prev float64
-	}
-	var cands []cand
+	cands := d.cands[:0]
 	endMin, eMax := math.Inf(1), math.Inf(-1)
 	for _, w := range ws {
 		if !d.v.CanExecute(t, w) {
@@ -89,7 +91,7 @@ func (d *dmda) Push(t *TaskState) {
 			pen = d.v.ExpectedTransferUS(t, w)
 			end = math.Max(start+prev, now+pen) + length
 		}
-		cands = append(cands, cand{w, end, pen, prev})
+		cands = append(cands, dmCand{w, end, pen, prev})
 		endMin = math.Min(endMin, end)
 		eMax = math.Max(eMax, start+prev)
 	}
@@ -107,6 +109,7 @@ func (d *dmda) Push(t *TaskState) {
 		}
 	}
 	c := cands[best]
+	d.cands = cands
 	st := d.w[c.w.ID]
 	st.pipeNtasks++
 	st.expStart = math.Max(st.expStart, now)
