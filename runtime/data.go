@@ -358,6 +358,7 @@ func (s *Simulator) enqueue(req *request) {
 		s.nodes[req.src].active++
 		s.nodes[req.dst].active++
 	}
+	s.queuedBytes += float64(req.h.h.SizeBytes)
 	d := s.dir(req.src, req.dst)
 	d.insert(req)
 	s.kick(d)

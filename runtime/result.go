@@ -30,7 +30,10 @@ type WorkerResult struct {
 	NTasks   int            `json:"ntasks"`
 	ByKernel map[string]int `json:"tasks_by_kernel"`
 	BusyPct  float64        `json:"busy_pct"`
-	IdlePct  float64        `json:"idle_pct"`
+	// WaitPct is the time with tasks popped but none running: waiting for
+	// their data.
+	WaitPct float64 `json:"waiting_for_data_pct"`
+	IdlePct float64 `json:"idle_pct"`
 }
 
 // DirResult is the traffic of one transfer direction.
@@ -68,7 +71,8 @@ func (s *Simulator) result() *Result {
 		wr := WorkerResult{Name: w.Name, Arch: w.Arch, NTasks: w.ntasks, ByKernel: w.perKernel}
 		if mk > 0 {
 			wr.BusyPct = 100 * w.busyS / mk
-			wr.IdlePct = 100 - wr.BusyPct
+			wr.WaitPct = 100 * w.waitS / mk
+			wr.IdlePct = max(0, 100-wr.BusyPct-wr.WaitPct)
 		}
 		res.Workers = append(res.Workers, wr)
 	}

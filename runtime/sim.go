@@ -33,10 +33,9 @@ type Worker struct {
 	running   *TaskState   // kernel on the device
 	ready     []*TaskState // inputs present, waiting for the device
 	busyS     float64      // time executing kernels
-	fetchS    float64      // time with no kernel but a task waiting for data
-	lastS     float64
+	waitS     float64      // time holding tasks, none running: waiting for data
+	stateAt   float64      // when waitS was last brought up to date
 	perKernel map[string]int
-	stateAt   float64
 	ntasks    int
 }
 
@@ -85,12 +84,13 @@ type Simulator struct {
 	minBw   map[*emulator.Route]float64
 	pitch   map[[2]int][]PitchModel
 
-	ndone    int
-	uncal    map[[2]string]bool
-	kcache   map[KernelKey]*KernelStats
-	checkErr error
-	stats    Stats
-	seq      uint64
+	ndone       int
+	queuedBytes float64 // bytes of every copy ever queued
+	uncal       map[[2]string]bool
+	kcache      map[KernelKey]*KernelStats
+	checkErr    error
+	stats       Stats
+	seq         uint64
 }
 
 // New prepares a simulation of g on m.
@@ -352,6 +352,11 @@ func (s *Simulator) Run() (*Result, error) {
 	if s.ndone != len(s.tasks) {
 		return nil, fmt.Errorf("deadlock: %d of %d tasks done at t=%.6f s", s.ndone, len(s.tasks), s.eng.NowS())
 	}
+	if s.opts.Check {
+		if err := s.finalCheck(); err != nil {
+			return nil, err
+		}
+	}
 	return s.result(), nil
 }
 
@@ -436,6 +441,7 @@ func (s *Simulator) workerPop(w *Worker) {
 			w.idle = true
 			return
 		}
+		s.accountWait(w)
 		w.held++
 		t.worker = w
 		s.fetchInputs(w, t)
@@ -486,6 +492,7 @@ func (s *Simulator) startKernel(w *Worker) {
 	}
 	t := w.ready[0]
 	w.ready = w.ready[1:]
+	s.accountWait(w)
 	w.running = t
 	now := s.eng.NowS()
 	if s.opts.Check {
@@ -536,6 +543,16 @@ func (s *Simulator) durationS(t *TaskState, w *Worker) float64 {
 	return us * 1e-6
 }
 
+// accountWait adds the time since the last state change to w's waiting time
+// if w was holding tasks with none running.
+func (s *Simulator) accountWait(w *Worker) {
+	now := s.eng.NowS()
+	if w.running == nil && w.held > 0 {
+		w.waitS += now - w.stateAt
+	}
+	w.stateAt = now
+}
+
 // sampleHistogram inverts the histogram's CDF at u, uniformly within a bin.
 func sampleHistogram(edges []float64, counts []uint64, u float64) float64 {
 	var total uint64
@@ -579,6 +596,7 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 		s.nodes[w.Node].touch(r)
 	}
 	s.sched.PostExec(w, t)
+	s.accountWait(w)
 	w.running = nil
 	w.held--
 	t.done = true
@@ -599,6 +617,51 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	}
 	s.nodes[w.Node].memoryFreed(s)
 	s.tidy(w.Node)
+}
+
+// finalCheck verifies the end state: no copy queued, pinned or protected;
+// each node's used memory is the sum of its allocated copies; every handle
+// has a valid copy; every byte queued for a copy was copied exactly once.
+func (s *Simulator) finalCheck() error {
+	for i := range s.dirs {
+		for _, d := range s.dirs[i] {
+			if d != nil && (len(d.queue) > 0 || d.busy) {
+				return fmt.Errorf("check: %d copies %s->%s left queued at the end", len(d.queue), s.nodes[d.src].name, s.nodes[d.dst].name)
+			}
+		}
+	}
+	used := make([]int64, len(s.nodes))
+	for _, h := range s.handles {
+		if h.nvalid < 1 {
+			return fmt.Errorf("check: %s has no valid copy", h.h.Name)
+		}
+		for n := range h.reps {
+			r := &h.reps[n]
+			if r.refs != 0 || r.protect != 0 || r.incoming != nil {
+				return fmt.Errorf("check: %s on %s still pinned (refs %d, protect %d)", h.h.Name, s.nodes[n].name, r.refs, r.protect)
+			}
+			if r.allocated && n != 0 {
+				used[n] += h.h.SizeBytes
+			}
+		}
+	}
+	for n := 1; n < len(s.nodes); n++ {
+		if used[n] != s.nodes[n].used {
+			return fmt.Errorf("check: node %s accounts %d bytes, its copies hold %d", s.nodes[n].name, s.nodes[n].used, used[n])
+		}
+	}
+	var counted float64
+	for i := range s.dirs {
+		for _, d := range s.dirs[i] {
+			if d != nil {
+				counted += d.bytes
+			}
+		}
+	}
+	if counted != s.queuedBytes {
+		return fmt.Errorf("check: %v bytes queued for copies, %v copied", s.queuedBytes, counted)
+	}
+	return nil
 }
 
 func (s *Simulator) fail(err error) {

@@ -159,13 +159,13 @@ func printResult(w io.Writer, r *runtime.Result) error {
 		ks = append(ks, k)
 	}
 	sort.Strings(ks)
-	fmt.Fprintf(tw, "WORKER\tARCH\tTASKS\t%s\tBUSY %%\tIDLE %%\n", strings.Join(ks, "\t"))
+	fmt.Fprintf(tw, "WORKER\tARCH\tTASKS\t%s\tBUSY %%\tWAIT DATA %%\tIDLE %%\n", strings.Join(ks, "\t"))
 	for _, wr := range r.Workers {
 		var cols []string
 		for _, k := range ks {
 			cols = append(cols, strconv.Itoa(wr.ByKernel[k]))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f\t%.1f\n", wr.Name, wr.Arch, wr.NTasks, strings.Join(cols, "\t"), wr.BusyPct, wr.IdlePct)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f\t%.1f\t%.1f\n", wr.Name, wr.Arch, wr.NTasks, strings.Join(cols, "\t"), wr.BusyPct, wr.WaitPct, wr.IdlePct)
 	}
 	fmt.Fprintf(tw, "\nTRANSFER\tCOPIES\tMB\n")
 	for _, d := range r.Transfers {
