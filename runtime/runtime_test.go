@@ -118,7 +118,8 @@ func TestWorkerCounts(t *testing.T) {
 // TestAttilaAgainstStarPUSimGrid compares with what StarPU over SimGrid
 // predicts for attila, Cholesky GPU-only (../shared/reference). The issue's
 // target is 3 % on every row; this test guards the accuracy reached so far
-// (see the closing note): every row within 15 %, mean |error| below 4 %.
+// (16 rows within 3 %, worst 9.9 %, mean 2.8 %): every row within 12 %, mean
+// |error| below 3.5 %.
 func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -146,12 +147,12 @@ func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 		res := run(t, cal, "cholesky", n, o)
 		e := (res.GFlops - ref) / ref
 		t.Logf("%-6s N=%-6d starsim %7.1f  StarPU-SimGrid %7.1f  %+6.1f%%", col[2], n, res.GFlops, ref, 100*e)
-		assert.Less(t, math.Abs(e), 0.15, fmt.Sprintf("%s N=%d", col[2], n))
+		assert.Less(t, math.Abs(e), 0.12, fmt.Sprintf("%s N=%d", col[2], n))
 		sumAbs += math.Abs(e)
 		rows++
 	}
 	require.Equal(t, 24, rows)
-	assert.Less(t, sumAbs/float64(rows), 0.04)
+	assert.Less(t, sumAbs/float64(rows), 0.035)
 }
 
 // TestNativeCPUTrace predicts the recorded native run of
