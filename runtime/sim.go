@@ -27,7 +27,8 @@ type Worker struct {
 	Arch string // perf-model arch
 	Node int    // memory node index (0 = RAM)
 
-	pipeline  int // tasks it may hold at once (fetching or queued on device)
+	pipeline  int // tasks it may have submitted to its device at once
+	fetching  int // popped tasks whose inputs are being fetched
 	held      int
 	idle      bool
 	running   *TaskState   // kernel on the device
@@ -425,7 +426,7 @@ func (s *Simulator) release(t *TaskState) {
 
 func (s *Simulator) wakeIdle() {
 	for _, w := range s.workers {
-		if w.idle && w.held < w.pipeline {
+		if w.idle && w.canPop() {
 			w.idle = false
 			ww := w
 			s.eng.After(0, func() { s.workerPop(ww) })
@@ -435,7 +436,7 @@ func (s *Simulator) wakeIdle() {
 
 // workerPop lets w take tasks from the scheduler while its pipeline has room.
 func (s *Simulator) workerPop(w *Worker) {
-	for w.held < w.pipeline {
+	for w.canPop() {
 		t := s.sched.Pop(w)
 		if t == nil {
 			w.idle = true
@@ -443,6 +444,7 @@ func (s *Simulator) workerPop(w *Worker) {
 		}
 		s.accountWait(w)
 		w.held++
+		w.fetching++
 		t.worker = w
 		s.fetchInputs(w, t)
 	}
@@ -481,8 +483,28 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 }
 
 func (s *Simulator) inputsReady(w *Worker, t *TaskState) {
+	w.fetching--
 	w.ready = append(w.ready, t)
 	s.startKernel(w)
+	if w.canPop() {
+		w.idle = false
+		s.workerPop(w)
+	}
+}
+
+// canPop says whether w may take another task. A CPU worker holds one task
+// at a time. A GPU worker, like StarPU's CUDA driver, fetches the inputs of
+// one task at a time and pops only while fewer than STARPU_CUDA_PIPELINE (2)
+// tasks are submitted to the device (running or queued there).
+func (w *Worker) canPop() bool {
+	if w.Kind == CPUWorker {
+		return w.held == 0
+	}
+	onDevice := len(w.ready)
+	if w.running != nil {
+		onDevice++
+	}
+	return w.fetching == 0 && onDevice < w.pipeline
 }
 
 // startKernel starts the next ready task on w's device if it is free.
@@ -611,7 +633,7 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 		s.wontUseDone(h, t)
 	}
 	s.startKernel(w)
-	if w.held < w.pipeline {
+	if w.canPop() {
 		w.idle = false
 		s.workerPop(w)
 	}
