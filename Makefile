@@ -38,6 +38,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./platforms
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./platforms/netsim
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./calibrate
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME) ./calibrate
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePerfModel$$' -fuzztime $(FUZZTIME) ./calibrate/starpu
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBus$$' -fuzztime $(FUZZTIME) ./calibrate/starpu
 

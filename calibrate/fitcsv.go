@@ -116,14 +116,14 @@ func readCSV(path string, header []string, row func(rec []string, line int) erro
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				return srcerr.Errorf(path, pe.Line, "want %d columns (%s): %v", len(header), strings.Join(header, ","), pe.Err)
 			}
-			return srcerr.Errorf(path, line, "%v", err)
+			return srcerr.Errorf(path, 0, "%v", err)
 		}
+		line, _ := r.FieldPos(0) // valid only after a successful Read
 		if first {
 			first = false
 			if strings.EqualFold(strings.Join(rec, ","), strings.Join(header, ",")) {

@@ -129,3 +129,44 @@ func TestBadCSV(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReadCSV: the sample readers never panic, reject with FILE:LINE, and
+// what they accept fits (or fails with an error, never a panic).
+func FuzzReadCSV(f *testing.F) {
+	f.Add([]byte("model,arch,footprint,size,duration_us\nchol,cuda0,24c84a50,10,3.5\n"), true)
+	f.Add([]byte("src,dst,bytes,pitch,duration_us\nRAM,CUDA0,1048576,3840,95.5\nRAM,CUDA0,2097152,3840,180\n"), false)
+	f.Add([]byte("# c\n\"a,b\",cuda0,24c84a50,1,1\n"), true)
+	dir := f.TempDir()
+	base := Default()
+	f.Fuzz(func(t *testing.T, data []byte, kernels bool) {
+		p := filepath.Join(dir, "s.csv")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Skip()
+		}
+		if kernels {
+			ks, err := ReadKernelCSV(p)
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), p+":") {
+					t.Fatalf("error without file:line: %v", err)
+				}
+				return
+			}
+			if len(ks) > 2000 {
+				return
+			}
+			_, _ = Fit(base, ks, nil)
+			return
+		}
+		ts, err := ReadTransferCSV(p)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), p+":") {
+				t.Fatalf("error without file:line: %v", err)
+			}
+			return
+		}
+		if len(ts) > 2000 {
+			return
+		}
+		_, _ = Fit(base, nil, ts)
+	})
+}
