@@ -8,8 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/starsim/starsim/internal/jsonpos"
 	"github.com/starsim/starsim/internal/srcerr"
@@ -274,23 +272,7 @@ func Parse(data []byte, name string) (*File, error) {
 }
 
 func decodeErr(data []byte, name string, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return srcerr.Errorf(name, srcerr.LineOf(data, syn.Offset), "invalid JSON: %v", syn)
-	case errors.As(err, &typ):
-		return srcerr.Errorf(name, srcerr.LineOf(data, typ.Offset), "%s: expected %s, got JSON %s", typ.Field, typ.Type, typ.Value)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return srcerr.Errorf(name, srcerr.LineOf(data, int64(len(data))), "truncated JSON")
-	}
-	msg := err.Error()
-	if k, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		if key, err := strconv.Unquote(k); err == nil {
-			return srcerr.Errorf(name, jsonpos.KeyLine(data, key), "unknown key %q", key)
-		}
-	}
-	return srcerr.Errorf(name, 0, "%s", strings.TrimPrefix(msg, "json: "))
+	return jsonpos.DecodeError(data, name, "", err, -1)
 }
 
 // Write writes the calibration as indented JSON (deterministic).

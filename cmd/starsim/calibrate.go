@@ -18,22 +18,9 @@ const calibrateUsage = `Usage: starsim calibrate SUBCOMMAND [flags]
 `
 
 func runCalibrate(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
-		fmt.Fprint(stderr, calibrateUsage)
-		if len(args) == 0 {
-			return &usageError{"missing subcommand"}
-		}
-		return nil
-	}
-	switch args[0] {
-	case "import":
-		return runCalibrateImport(args[1:], stdout, stderr)
-	case "show":
-		return runCalibrateShow(args[1:], stdout, stderr)
-	case "fit":
-		return runCalibrateFit(args[1:], stdout, stderr)
-	}
-	return &usageError{fmt.Sprintf("unknown subcommand %q (want: import, show, fit)", args[0])}
+	return dispatch(calibrateUsage, []subcommand{
+		{"import", runCalibrateImport}, {"show", runCalibrateShow}, {"fit", runCalibrateFit},
+	}, args, stdout, stderr)
 }
 
 // writeCalibration writes f to path atomically enough for a CLI: to a

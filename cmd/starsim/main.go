@@ -125,3 +125,28 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = args[1:]
 	}
 }
+
+// subcommand is one subcommand of a command group (platform, calibrate).
+type subcommand struct {
+	name string
+	run  func(args []string, stdout, stderr io.Writer) error
+}
+
+// dispatch runs the subcommand args[0] of a command group, printing usage for help.
+func dispatch(usage string, subs []subcommand, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return &usageError{"missing subcommand"}
+		}
+		return nil
+	}
+	var names []string
+	for _, s := range subs {
+		if s.name == args[0] {
+			return s.run(args[1:], stdout, stderr)
+		}
+		names = append(names, s.name)
+	}
+	return &usageError{fmt.Sprintf("unknown subcommand %q (want: %s)", args[0], strings.Join(names, ", "))}
+}

@@ -15,22 +15,16 @@ import (
 	"github.com/starsim/starsim/platforms"
 )
 
+const platformUsage = `Usage: starsim platform SUBCOMMAND
+
+  show   [--json] FILE                      hosts, links and routes of a SimGrid platform file (v3 or v4 dialect)
+  build  [FILE.calib.json] -o platform.xml  the SimGrid v4.1 platform of a calibration (default: embedded)
+`
+
 func runPlatform(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
-		fmt.Fprintf(stderr, "Usage: starsim platform SUBCOMMAND\n\n  show   [--json] FILE                      hosts, links and routes of a SimGrid platform file (v3 or v4 dialect)\n  build  [FILE.calib.json] -o platform.xml  the SimGrid v4.1 platform of a calibration (default: embedded)\n")
-		if len(args) == 0 {
-			return &usageError{"missing subcommand"}
-		}
-		return nil
-	}
-	switch args[0] {
-	case "show":
-		return runPlatformShow(args[1:], stdout, stderr)
-	case "build":
-		return runPlatformBuild(args[1:], stdout, stderr)
-	default:
-		return &usageError{fmt.Sprintf("unknown subcommand %q (want: show, build)", args[0])}
-	}
+	return dispatch(platformUsage, []subcommand{
+		{"show", runPlatformShow}, {"build", runPlatformBuild},
+	}, args, stdout, stderr)
 }
 
 const platformShowDoc = `

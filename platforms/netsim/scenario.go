@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 
+	"github.com/starsim/starsim/internal/jsonpos"
 	"github.com/starsim/starsim/internal/srcerr"
 )
 
@@ -101,22 +101,7 @@ func (p *parser) errAt(off int64, format string, args ...any) error {
 
 // jsonErr turns a decoding error into FILE:LINE: reason.
 func (p *parser) jsonErr(err error, what string) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return p.errAt(syn.Offset, "invalid JSON in %s: %v", what, syn)
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			field = what
-		}
-		return p.errAt(typ.Offset, "%s: expected %s, got JSON %s", field, typ.Type, typ.Value)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return p.errAt(int64(len(p.data)), "truncated JSON in %s", what)
-	default:
-		return p.errAt(p.dec.InputOffset(), "%s: %v", what, err)
-	}
+	return jsonpos.DecodeError(p.data, p.file, what, err, p.dec.InputOffset())
 }
 
 // next returns the next token and the offset where it starts.
