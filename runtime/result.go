@@ -1,6 +1,9 @@
 package runtime
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // Result is what a run predicts. Times in seconds, sizes in bytes.
 type Result struct {
@@ -18,6 +21,12 @@ type Result struct {
 	Allocations int `json:"allocations"`
 	Evictions   int `json:"evictions"`
 	WriteBacks  int `json:"write_backs"`
+	// SLR, Speedup and Efficiency as HetSim defines them, from the model
+	// means: makespan / critical path (each task at its fastest arch);
+	// fastest all-on-one-worker time / makespan; Speedup / number of workers.
+	SLR        float64 `json:"slr"`
+	Speedup    float64 `json:"speedup"`
+	Efficiency float64 `json:"efficiency"`
 	// Uncalibrated lists (model, arch) pairs the run's tasks could not use.
 	Uncalibrated []Uncalibrated `json:"uncalibrated"`
 	Events       uint64         `json:"events"`
@@ -86,6 +95,7 @@ func (s *Simulator) result() *Result {
 	for _, n := range s.nodes {
 		res.Memory = append(res.Memory, MemoryResult{Node: n.name, CapacityBytes: n.capacity, PeakBytes: n.peak})
 	}
+	res.SLR, res.Speedup, res.Efficiency = s.hetsimMetrics(mk)
 	for k := range s.uncal {
 		res.Uncalibrated = append(res.Uncalibrated, Uncalibrated{Model: k[0], Arch: k[1]})
 	}
@@ -97,4 +107,49 @@ func (s *Simulator) result() *Result {
 		return a.Arch < b.Arch
 	})
 	return res
+}
+
+// hetsimMetrics computes SLR, speedup and efficiency (HetSim §4.3) with the
+// kernels' model means: the critical path weighs each task at its fastest
+// worker; the sequential time is the best single worker's total.
+func (s *Simulator) hetsimMetrics(makespanS float64) (slr, speedup, eff float64) {
+	if makespanS <= 0 {
+		return 0, 0, 0
+	}
+	// Tasks are in submission order, a topological order of the DAG.
+	longest := make([]float64, len(s.tasks))
+	perWorker := make([]float64, len(s.workers))
+	runnable := make([]bool, len(s.workers))
+	for i := range runnable {
+		runnable[i] = true
+	}
+	cp := 0.0
+	for i, t := range s.tasks {
+		for _, p := range t.preds {
+			longest[i] = math.Max(longest[i], longest[p.id])
+		}
+		best := math.Inf(1)
+		for wi, k := range t.stats {
+			if k == nil {
+				runnable[wi] = false
+				continue
+			}
+			best = math.Min(best, k.MeanUS)
+			perWorker[wi] += k.MeanUS
+		}
+		longest[i] += best
+		cp = math.Max(cp, longest[i])
+	}
+	seq := math.Inf(1)
+	for wi, tot := range perWorker {
+		if runnable[wi] {
+			seq = math.Min(seq, tot)
+		}
+	}
+	slr = makespanS / (cp * 1e-6)
+	if !math.IsInf(seq, 1) {
+		speedup = seq * 1e-6 / makespanS
+		eff = speedup / float64(len(s.workers))
+	}
+	return slr, speedup, eff
 }

@@ -45,7 +45,7 @@ type TaskState struct {
 	id       int
 	npending int // unfinished dependencies (+1 until submitted)
 	succ     []*TaskState
-	preds    []*TaskState // with Check only
+	preds    []*TaskState // every dependency, finished or not
 	worker   *Worker
 	handles  []*handleState
 	modes    []Mode
@@ -370,18 +370,20 @@ func (s *Simulator) submit(i int) {
 	t := s.tasks[i]
 	t.submitS = s.eng.NowS()
 	addDep := func(p *TaskState) {
-		if p == nil || p.done || p == t {
+		if p == nil || p == t {
 			return
 		}
-		for _, q := range p.succ {
-			if q == t {
+		for _, q := range t.preds {
+			if q == p {
 				return
 			}
 		}
-		p.succ = append(p.succ, t)
-		t.npending++
-		if s.opts.Check {
-			t.preds = append(t.preds, p)
+		// The whole DAG is kept (metrics, checks); only unfinished
+		// predecessors hold the task back.
+		t.preds = append(t.preds, p)
+		if !p.done {
+			p.succ = append(p.succ, t)
+			t.npending++
 		}
 	}
 	for _, d := range t.spec.Deps {

@@ -1,0 +1,40 @@
+package runtime_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/starsim/starsim/runtime"
+)
+
+// TestHetSimMetrics: two independent 1 ms tasks then one that reads both,
+// on 2 CPU workers with zero runtime costs. By hand: t0 and t1 run in
+// [0, 1 ms) on both workers, t2 in [1, 2 ms): makespan 2 ms; critical path
+// 2 ms so SLR 1; one worker alone needs 3 ms so speedup 1.5, efficiency
+// 0.75.
+func TestHetSimMetrics(t *testing.T) {
+	m := &runtime.Machine{CPUCores: 2, CPUArch: "cpu0",
+		Kernels: map[runtime.KernelKey]runtime.KernelStats{{Model: "k", Arch: "cpu0", Footprint: 0}: {MeanUS: 1000}}}
+	g := &runtime.Graph{Name: "diamond", TotalFlops: 3e9,
+		Handles: []runtime.Handle{{ID: 0, Name: "A", SizeBytes: 8}, {ID: 1, Name: "B", SizeBytes: 8}},
+		Tasks: []runtime.Task{
+			{ID: 0, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 0, Mode: runtime.RW}}},
+			{ID: 1, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 1, Mode: runtime.RW}}},
+			{ID: 2, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 0, Mode: runtime.R}, {Handle: 1, Mode: runtime.RW}}},
+		}}
+	for _, sched := range []string{"eager", "dmda"} {
+		o := runtime.DefaultOptions()
+		o.Sched, o.Check = sched, true
+		s, err := runtime.New(m, g, o)
+		require.NoError(t, err)
+		res, err := s.Run()
+		require.NoError(t, err)
+		assert.InDelta(t, 2e-3, res.MakespanS, 1e-15, sched)
+		assert.InDelta(t, 1.0, res.SLR, 1e-12, sched)
+		assert.InDelta(t, 1.5, res.Speedup, 1e-12, sched)
+		assert.InDelta(t, 0.75, res.Efficiency, 1e-12, sched)
+		assert.InDelta(t, 1500, res.GFlops, 1e-9, sched) // 3e9 flop in 2 ms: 1.5e12 flop/s
+	}
+}
