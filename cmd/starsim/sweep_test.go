@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSweepBytesIndependentOfJobsAndShards: -j 1, -j 2 and three shards
+// merged give byte-identical CSV; what-ifs multiply the machines.
+func TestSweepBytesIndependentOfJobsAndShards(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"sweep", "--n", "3840:7680:1920", "--sched", "dmda,dmdas", "--app", "cholesky,lu", "--durations", "normal", "--check"}
+	csv := func(name string, extra ...string) string {
+		p := filepath.Join(dir, name)
+		code, _, errs := runCLI(append(append(append([]string{}, base...), extra...), "--csv", p)...)
+		require.Equal(t, 0, code, errs)
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		return string(data)
+	}
+	one := csv("j1.csv", "-j", "1")
+	assert.Equal(t, one, csv("j2.csv", "-j", "2"))
+	var shards []string
+	for _, s := range []string{"1/3", "2/3", "3/3"} {
+		name := "s" + s[:1] + ".csv"
+		csv(name, "--shard", s)
+		shards = append(shards, filepath.Join(dir, name))
+	}
+	merged := filepath.Join(dir, "m.csv")
+	code, _, errs := runCLI(append([]string{"sweep", "merge", "--csv", merged}, shards[2], shards[0], shards[1])...)
+	require.Equal(t, 0, code, errs)
+	data, _ := os.ReadFile(merged)
+	assert.Equal(t, one, string(data))
+	assert.Equal(t, 1+2*2*3, strings.Count(one, "\n"), "header + apps x scheds x sizes")
+
+	code, _, errs = runCLI("sweep", "merge", "--csv", merged, shards[0])
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "missing")
+
+	// What-ifs: two GPU counts x two PCI scales = 4 machines.
+	code, out, errs := runCLI("sweep", "--n", "3840", "--sched", "dmda", "--gpus", "2,3", "--pci-bw-scale", "1,2")
+	require.Equal(t, 0, code, errs)
+	for _, m := range []string{"+gpus2+pcix1", "+gpus2+pcix2", "+gpus3+pcix1", "+gpus3+pcix2"} {
+		assert.Contains(t, out, m)
+	}
+	code, _, errs = runCLI("sweep", "--n", "10:20:0")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "STEP > 0")
+}

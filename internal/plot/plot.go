@@ -1,0 +1,303 @@
+package plot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Default figure size, in inches.
+const (
+	DefaultWidthIn  = 8.0
+	DefaultHeightIn = 5.0
+	// maxSizeIn bounds WidthIn and HeightIn, so that a typo cannot
+	// ask for a multi-gigabyte PNG.
+	maxSizeIn = 100.0
+)
+
+// Series is one curve: points (X, Y) in order.
+type Series struct {
+	// Name is the series' legend entry; an empty name shows as
+	// "series N" (N counting from 1).
+	Name string
+	// X and Y hold the points' coordinates; they must have the same,
+	// non-zero length and hold only finite numbers. Points are joined
+	// in the order given.
+	X, Y []float64
+}
+
+// Figure describes a line chart.
+type Figure struct {
+	Title, XLabel, YLabel string
+	Series                []Series
+	// WidthIn and HeightIn are the figure size in inches; a value
+	// that is not > 0 means the default, 8in x 5in.
+	WidthIn, HeightIn float64
+}
+
+// Save writes the figure to path; the format comes from the extension:
+// .png or .svg (in any letter case; any other extension is an error).
+//
+// The figure is a line chart with a point glyph at each data point,
+// grid lines, and a legend (one entry per series, in order) to the right
+// of the data area. The Y axis starts at 0 (or below, if some Y is
+// negative) and ends at a round number. When all series together hold
+// at most 10 distinct X values, the X axis has a tick at each of them,
+// labelled as a plain number (76800, not 7.68e+04); labels that would
+// overlap a neighbour are dropped, leaving an unlabelled tick.
+//
+// Save checks the figure before drawing: it returns an error, and
+// writes nothing, when the figure has no series, a series has no
+// points or X and Y of different lengths, or a coordinate is NaN or
+// infinite. PNG files are drawn at gonum's default resolution,
+// vgimg.DefaultDPI (96 dots per inch: 768 x 480 pixels by default).
+func Save(f Figure, path string) error {
+	format := strings.ToLower(filepath.Ext(path))
+	if format != ".png" && format != ".svg" {
+		return fmt.Errorf("plot: cannot save %q: unsupported extension %q (want .png or .svg)", path, filepath.Ext(path))
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	w, h, err := f.size()
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := render(&buf, f, format, w, h); err != nil {
+		return fmt.Errorf("plot: cannot save %q: %w", path, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	return nil
+}
+
+// validate reports the first problem that keeps f from being drawn.
+func (f *Figure) validate() error {
+	if len(f.Series) == 0 {
+		return fmt.Errorf("plot: figure %q has no series", f.Title)
+	}
+	for i, s := range f.Series {
+		if len(s.X) != len(s.Y) {
+			return fmt.Errorf("plot: figure %q: series %d (%q): X has %d values but Y has %d",
+				f.Title, i, s.Name, len(s.X), len(s.Y))
+		}
+		if len(s.X) == 0 {
+			return fmt.Errorf("plot: figure %q: series %d (%q) has no points", f.Title, i, s.Name)
+		}
+		for _, c := range []struct {
+			axis string
+			vs   []float64
+		}{{"X", s.X}, {"Y", s.Y}} {
+			for j, v := range c.vs {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("plot: figure %q: series %d (%q): %s[%d] is %v (want a finite number)",
+						f.Title, i, s.Name, c.axis, j, v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// size returns the figure's width and height.
+func (f *Figure) size() (w, h vg.Length, err error) {
+	dim := func(name string, v, def float64) (vg.Length, error) {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0) || v > maxSizeIn:
+			return 0, fmt.Errorf("plot: figure %q: %s is %v (want at most %v inches, or <= 0 for the default)",
+				f.Title, name, v, maxSizeIn)
+		case v <= 0:
+			v = def
+		}
+		return vg.Length(v) * vg.Inch, nil
+	}
+	if w, err = dim("WidthIn", f.WidthIn, DefaultWidthIn); err != nil {
+		return 0, 0, err
+	}
+	if h, err = dim("HeightIn", f.HeightIn, DefaultHeightIn); err != nil {
+		return 0, 0, err
+	}
+	return w, h, nil
+}
+
+// render draws f as a w x h image in format (".png" or ".svg") to out.
+// gonum/plot reports some problems by panicking; render turns such a
+// panic into an error.
+func render(out io.Writer, f Figure, format string, w, h vg.Length) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("gonum/plot failed: %v", r)
+		}
+	}()
+	var cw vg.CanvasWriterTo
+	switch format {
+	case ".png":
+		cw = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+	case ".svg":
+		cw = vgsvg.New(w, h)
+	default:
+		return errors.New("unsupported format " + format)
+	}
+	if err := drawFigure(draw.New(cw), f); err != nil {
+		return err
+	}
+	_, err = cw.WriteTo(out)
+	return err
+}
+
+// Layout constants.
+var (
+	margin       = vg.Points(9)  // blank border around the figure
+	legendPad    = vg.Points(5)  // space between legend frame and entries
+	legendGap    = vg.Points(12) // minimum space between data area and legend
+	titleSize    = vg.Points(14)
+	axisSize     = vg.Points(12)
+	tickSize     = vg.Points(10)
+	legendSize   = vg.Points(10)
+	gridColor    = color.Gray{Y: 0xdd}
+	legendBorder = color.Gray{Y: 0xaa}
+)
+
+// fontVariant selects Liberation Sans (gonum's default font is
+// Liberation Serif) for all text.
+const fontVariant = "Sans"
+
+// drawFigure draws f, which has passed validate, onto c.
+func drawFigure(c draw.Canvas, f Figure) error {
+	p := plot.New()
+	p.Title.Text = f.Title
+	p.Title.TextStyle.Font.Size = titleSize
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text = f.XLabel
+	p.Y.Label.Text = f.YLabel
+	p.Title.TextStyle.Font.Variant = fontVariant
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = axisSize
+		a.Label.TextStyle.Font.Variant = fontVariant
+		a.Tick.Label.Font.Size = tickSize
+		a.Tick.Label.Font.Variant = fontVariant
+	}
+
+	leg := plot.NewLegend()
+	leg.Top, leg.Left = true, true
+	leg.TextStyle.Font.Size = legendSize
+	leg.TextStyle.Font.Variant = fontVariant
+	leg.ThumbnailWidth = vg.Points(32)
+	leg.Padding = vg.Points(3)
+
+	p.Add(gridPlotter{})
+	var xs []float64
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	for i, s := range f.Series {
+		pts := make(plotter.XYs, len(s.X))
+		for j := range s.X {
+			pts[j] = plotter.XY{X: s.X[j], Y: s.Y[j]}
+			xmin, xmax = math.Min(xmin, s.X[j]), math.Max(xmax, s.X[j])
+			ymin, ymax = math.Min(ymin, s.Y[j]), math.Max(ymax, s.Y[j])
+		}
+		xs = append(xs, s.X...)
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return fmt.Errorf("series %d (%q): %w", i, s.Name, err)
+		}
+		line.LineStyle, points.GlyphStyle = seriesStyle(i)
+		p.Add(line, points)
+		name := s.Name
+		if name == "" {
+			name = fmt.Sprintf("series %d", i+1)
+		}
+		leg.Add(name, line, points)
+	}
+
+	// X axis: the data's range; ticks at the data's X values when
+	// there are few of them, nice round ticks otherwise.
+	var xticks []plot.Tick
+	if d := distinct(xs); len(d) <= maxDataTicks {
+		xticks = dataTicks(d)
+	} else {
+		xticks = niceTicksWithin(xmin, xmax)
+	}
+	if xmin == xmax {
+		pad := math.Max(math.Abs(xmin)/10, 1)
+		xmin, xmax = xmin-pad, xmax+pad
+	}
+	p.X.Min, p.X.Max = xmin, xmax
+	p.X.Tick.Marker = plot.ConstantTicks(xticks)
+
+	// Y axis: from 0 (or the lowest Y, if negative) to a round number.
+	ylo, yhi, yticks := niceRange(math.Min(0, ymin), math.Max(0, ymax))
+	p.Y.Min, p.Y.Max = ylo, yhi
+	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
+
+	// Layout: the plot (title, axes, data) on the left, the legend in
+	// a frame on the right, top-aligned with the data area.
+	c = draw.Crop(c, margin, -margin, margin, -margin)
+	legSize := leg.Rectangle(c).Size()
+	frameW := legSize.X + 2*legendPad
+	gap := legendGap
+	if n := len(xticks); n > 0 && xticks[n-1].Value == xmax {
+		// The last X tick label is centred on the data area's right
+		// edge; keep its right half clear of the legend.
+		half := p.X.Tick.Label.Rectangle(xticks[n-1].Label).Size().X / 2
+		gap = max(gap, half+vg.Points(6))
+	}
+	plotC := draw.Crop(c, 0, -(frameW + gap), 0, 0)
+	dataC := p.DataCanvas(plotC)
+	p.X.Tick.Marker = plot.ConstantTicks(pruneLabels(xticks, p.X.Tick.Label, p.X.Min, p.X.Max, dataC.Min.X, dataC.Max.X))
+	p.Draw(plotC)
+
+	frame := vg.Rectangle{
+		Min: vg.Point{X: c.Max.X - frameW, Y: dataC.Max.Y - legSize.Y - 2*legendPad},
+		Max: vg.Point{X: c.Max.X, Y: dataC.Max.Y},
+	}
+	c.SetColor(color.White)
+	c.Fill(frame.Path())
+	c.StrokeLines(draw.LineStyle{Color: legendBorder, Width: vg.Points(0.75)}, []vg.Point{
+		frame.Min, {X: frame.Max.X, Y: frame.Min.Y}, frame.Max, {X: frame.Min.X, Y: frame.Max.Y}, frame.Min,
+	})
+	leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+		Min: vg.Point{X: frame.Min.X + legendPad, Y: frame.Min.Y + legendPad},
+		Max: vg.Point{X: frame.Max.X - legendPad, Y: frame.Max.Y - legendPad},
+	}})
+	return nil
+}
+
+// gridPlotter draws grid lines at every X and Y tick, labelled or not
+// (gonum's plotter.Grid skips unlabelled ticks, which pruneLabels
+// creates).
+type gridPlotter struct{}
+
+func (gridPlotter) Plot(c draw.Canvas, p *plot.Plot) {
+	sty := draw.LineStyle{Color: gridColor, Width: vg.Points(0.5)}
+	trX, trY := p.Transforms(&c)
+	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if t.Value < p.X.Min || t.Value > p.X.Max {
+			continue
+		}
+		x := trX(t.Value)
+		c.StrokeLine2(sty, x, c.Min.Y, x, c.Max.Y)
+	}
+	for _, t := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+		if t.Value < p.Y.Min || t.Value > p.Y.Max {
+			continue
+		}
+		y := trY(t.Value)
+		c.StrokeLine2(sty, c.Min.X, y, c.Max.X, y)
+	}
+}

@@ -1,0 +1,172 @@
+// Package sweep runs many predictions — the cartesian product of machines,
+// applications, schedulers, block sizes and matrix sizes — in parallel, with
+// results that do not depend on the parallelism, and reads, writes, shards
+// and merges their CSV.
+package sweep
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/runtime"
+)
+
+// Machine is one calibration to sweep, after any what-if transform; Label
+// names it in the output ("attila", "attila+gpus4").
+type Machine struct {
+	Label string
+	File  *calibrate.File
+	// PriceUnits is the machine's price (0: unknown).
+	PriceUnits float64
+}
+
+// Plan is what to sweep. Options is the template of every run (its Sched is
+// overridden per job).
+type Plan struct {
+	Machines []Machine
+	Apps     []string
+	Scheds   []string
+	Blocks   []int
+	Ns       []int
+	Double   bool
+	Options  runtime.Options
+}
+
+// Job is one run of a plan. Index is its place in the plan's fixed order:
+// machine, app, scheduler, block, then N.
+type Job struct {
+	Index   int
+	Machine int
+	App     string
+	Sched   string
+	Block   int
+	N       int
+}
+
+// Jobs lists the plan's runs in order.
+func (p *Plan) Jobs() []Job {
+	var jobs []Job
+	for m := range p.Machines {
+		for _, app := range p.Apps {
+			for _, s := range p.Scheds {
+				for _, b := range p.Blocks {
+					for _, n := range p.Ns {
+						jobs = append(jobs, Job{Index: len(jobs), Machine: m, App: app, Sched: s, Block: b, N: n})
+					}
+				}
+			}
+		}
+	}
+	return jobs
+}
+
+// Shard returns the jobs of slice i (1-based) of n: those whose index is
+// i-1 modulo n, so every slice gets a fair mix of small and large runs.
+func Shard(jobs []Job, i, n int) ([]Job, error) {
+	if n < 1 || i < 1 || i > n {
+		return nil, fmt.Errorf("shard %d/%d: want 1 <= i <= n", i, n)
+	}
+	var out []Job
+	for _, j := range jobs {
+		if j.Index%n == i-1 {
+			out = append(out, j)
+		}
+	}
+	return out, nil
+}
+
+// Row is one run's result (seconds, GFlop/s).
+type Row struct {
+	Index, Jobs         int
+	Machine, App, Sched string
+	N, Block            int
+	NCPU, NCUDA         int // as asked: -1 is StarPU's default
+	NTasks              int
+	GFlops, MakespanS   float64
+	SLR, Speedup, Eff   float64
+	PriceUnits          float64
+}
+
+// GFlopsPerPrice is GFlop/s per unit of money (0 without a price).
+func (r Row) GFlopsPerPrice() float64 {
+	if r.PriceUnits <= 0 {
+		return 0
+	}
+	return r.GFlops / r.PriceUnits
+}
+
+// Run executes jobs on `workers` goroutines and returns their rows sorted by
+// index. progress (may be nil) is called after each job, from one goroutine
+// at a time.
+func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Row, error) {
+	if workers < 1 {
+		workers = 1
+	}
+	total := len(p.Jobs())
+	rows := make([]Row, len(jobs))
+	errs := make([]error, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	machines := make([]*runtime.Machine, len(p.Machines))
+	for i, m := range p.Machines {
+		machines[i] = m.File.RuntimeMachine()
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				rows[i], errs[i] = p.run(jobs[i], machines[jobs[i].Machine], total)
+				mu.Lock()
+				done++
+				if progress != nil {
+					progress(done, len(jobs))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			j := jobs[i]
+			return nil, fmt.Errorf("%s %s N=%d block=%d %s: %w", p.Machines[j.Machine].Label, j.App, j.N, j.Block, j.Sched, err)
+		}
+	}
+	sort.Slice(rows, func(a, b int) bool { return rows[a].Index < rows[b].Index })
+	return rows, nil
+}
+
+func (p *Plan) run(j Job, m *runtime.Machine, total int) (Row, error) {
+	prec := models.Single
+	if p.Double {
+		prec = models.Double
+	}
+	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, PrioritySched: j.Sched, NoPrio: false})
+	if err != nil {
+		return Row{}, err
+	}
+	o := p.Options
+	o.Sched = j.Sched
+	s, err := runtime.New(m, g, o)
+	if err != nil {
+		return Row{}, err
+	}
+	res, err := s.Run()
+	if err != nil {
+		return Row{}, err
+	}
+	mach := p.Machines[j.Machine]
+	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
+		NCPU: o.NCPU, NCUDA: o.NCUDA, NTasks: res.NTasks, GFlops: res.GFlops, MakespanS: res.MakespanS,
+		SLR: res.SLR, Speedup: res.Speedup, Eff: res.Efficiency, PriceUnits: mach.PriceUnits}, nil
+}
