@@ -43,6 +43,12 @@ func (f *File) RuntimeMachine() *runtime.Machine {
 			m.Pitch[dir] = append(m.Pitch[dir], rp)
 		}
 	}
+	if len(f.Power) > 0 {
+		m.Power = map[string]runtime.Power{}
+		for _, p := range f.Power {
+			m.Power[p.Arch] = runtime.Power{IdleW: p.IdleW, LoadW: p.LoadW}
+		}
+	}
 	for _, p := range f.Serial {
 		m.Serial = append(m.Serial, [2]string{p.A, p.B})
 	}

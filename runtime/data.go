@@ -217,7 +217,7 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 	}
 	size := h.h.SizeBytes
 	if node.capacity > 0 && node.used+size > node.capacity {
-		if lvl == levelIdle || !s.reclaim(node, size, lvl) {
+		if lvl == levelIdle || !s.reclaim(node, h, size, lvl) {
 			return 0, false
 		}
 	}
@@ -263,7 +263,7 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 // first (_starpu_memory_reclaim_generic); the room they free arrives when the
 // write-back ends. Prefetches do not evict copies protected by a pending
 // task prefetch. It reports whether the room is available now.
-func (s *Simulator) reclaim(node *memNode, size int64, lvl level) bool {
+func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl level) bool {
 	need := node.used + size - node.capacity - node.pendingFree
 	if node.noVictim[lvl] == node.evictGen+1 {
 		return false
@@ -281,6 +281,7 @@ func (s *Simulator) reclaim(node *memNode, size int64, lvl level) bool {
 			next := r.next
 			if evictable(r) && (r.state == invalid || s.validElsewhere(r)) {
 				need -= r.h.h.SizeBytes
+				s.explainEviction(r, "drop", forH, lvl)
 				s.free(r)
 				found = true
 			}
@@ -292,6 +293,7 @@ func (s *Simulator) reclaim(node *memNode, size int64, lvl level) bool {
 			for r := l.head; r != nil && need > 0; {
 				next := r.next
 				if evictable(r) {
+					s.explainEviction(r, "write-back", forH, lvl)
 					s.writeBack(r)
 					need -= r.h.h.SizeBytes
 					found = true

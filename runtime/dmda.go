@@ -25,8 +25,9 @@ type dmda struct {
 }
 
 type dmCand struct {
-	w              *Worker
-	end, pen, prev float64
+	w                     *Worker
+	end, pen, prev, start float64
+	length, fitness       float64
 }
 
 type dmWorker struct {
@@ -91,7 +92,7 @@ func (d *dmda) Push(t *TaskState) {
 			pen = d.v.ExpectedTransferUS(t, w)
 			end = math.Max(start+prev, now+pen) + length
 		}
-		cands = append(cands, dmCand{w, end, pen, prev})
+		cands = append(cands, dmCand{w: w, end: end, pen: pen, prev: prev, start: start, length: length})
 		endMin = math.Min(endMin, end)
 		eMax = math.Max(eMax, start+prev)
 	}
@@ -104,12 +105,21 @@ func (d *dmda) Push(t *TaskState) {
 				f += d.gamma * d.idlePowerW * (c.end - eMax) / 1e6
 			}
 		}
+		cands[i].fitness = f
 		if f < bestF { // ties: first worker
 			best, bestF = i, f
 		}
 	}
 	c := cands[best]
 	d.cands = cands
+	if d.v.Explaining(t) {
+		rec := Decision{TimeUS: now, Task: t.ID(), Kernel: t.Spec().Name, Priority: t.Priority(), Chosen: c.w.Name}
+		for _, k := range cands {
+			rec.Candidates = append(rec.Candidates, Candidate{Worker: k.w.Name, StartUS: k.start, QueuedUS: k.prev,
+				LengthUS: k.length, PenaltyUS: k.pen, EndUS: k.end, Fitness: k.fitness})
+		}
+		d.v.Explain(rec)
+	}
 	st := d.w[c.w.ID]
 	st.pipeNtasks++
 	st.expStart = math.Max(st.expStart, now)

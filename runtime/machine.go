@@ -23,7 +23,13 @@ type Machine struct {
 	Costs  Costs
 	// Kernels holds duration statistics per (model, arch, footprint).
 	Kernels map[KernelKey]KernelStats
+	// Power per arch, in watts (optional; energy is reported when every
+	// worker's arch has one).
+	Power map[string]Power
 }
+
+// Power is a processing unit's draw when idle and when running a kernel.
+type Power struct{ IdleW, LoadW float64 }
 
 // Device is an accelerator and its memory node.
 type Device struct {

@@ -1,6 +1,9 @@
 package runtime_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,4 +40,53 @@ func TestHetSimMetrics(t *testing.T) {
 		assert.InDelta(t, 0.75, res.Efficiency, 1e-12, sched)
 		assert.InDelta(t, 1500, res.GFlops, 1e-9, sched) // 3e9 flop in 2 ms: 1.5e12 flop/s
 	}
+}
+
+// TestEnergyUtilizationExplain on the same diamond: workers draw 10 W busy
+// and 1 W idle. Busy time 3 ms in all, idle 2×2 - 3 = 1 ms: 0.031 J. With
+// 1 ms samples: both workers busy in [0, 1 ms), one in [1, 2 ms). The
+// decision log has one line per task (dmda decides each once), each with
+// both candidates, and --explain-task keeps only that task's line.
+func TestEnergyUtilizationExplain(t *testing.T) {
+	m := &runtime.Machine{CPUCores: 2, CPUArch: "cpu0",
+		Kernels: map[runtime.KernelKey]runtime.KernelStats{{Model: "k", Arch: "cpu0", Footprint: 0}: {MeanUS: 1000}},
+		Power:   map[string]runtime.Power{"cpu0": {IdleW: 1, LoadW: 10}}}
+	g := &runtime.Graph{Name: "diamond", TotalFlops: 3e9,
+		Handles: []runtime.Handle{{ID: 0, Name: "A", SizeBytes: 8}, {ID: 1, Name: "B", SizeBytes: 8}},
+		Tasks: []runtime.Task{
+			{ID: 0, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 0, Mode: runtime.RW}}},
+			{ID: 1, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 1, Mode: runtime.RW}}},
+			{ID: 2, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 0, Mode: runtime.R}, {Handle: 1, Mode: runtime.RW}}},
+		}}
+	var log bytes.Buffer
+	o := runtime.DefaultOptions()
+	o.Sched, o.Check, o.SampleIntervalS, o.Explain = "dmda", true, 1e-3, &log
+	s, err := runtime.New(m, g, o)
+	require.NoError(t, err)
+	res, err := s.Run()
+	require.NoError(t, err)
+	assert.InDelta(t, 0.031, res.EnergyJ, 1e-15)
+	require.NotNil(t, res.Utilization)
+	assert.Equal(t, []string{"CPU0", "CPU1"}, res.Utilization.Workers)
+	sum := func(i int) float64 { return res.Utilization.Busy[0][i] + res.Utilization.Busy[1][i] }
+	assert.InDelta(t, 2.0, sum(0), 1e-9)
+	assert.InDelta(t, 1.0, sum(1), 1e-9)
+
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	require.Len(t, lines, 3)
+	for i, l := range lines {
+		var d runtime.Decision
+		require.NoError(t, json.Unmarshal([]byte(l), &d))
+		assert.Equal(t, i, d.Task)
+		assert.Len(t, d.Candidates, 2)
+		assert.Contains(t, []string{"CPU0", "CPU1"}, d.Chosen)
+	}
+
+	log.Reset()
+	o.ExplainTask = 2
+	s, _ = runtime.New(m, g, o)
+	_, err = s.Run()
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(log.String(), "\n"))
+	assert.Contains(t, log.String(), `"task":2`)
 }

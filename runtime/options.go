@@ -1,5 +1,7 @@
 package runtime
 
+import "io"
+
 // Durations selects how kernel durations are drawn.
 type Durations string
 
@@ -37,11 +39,19 @@ type Options struct {
 	// NoTidy disables StarPU's background write-backs that keep 5-10 % of
 	// the device copies clean.
 	NoTidy bool
+	// Explain, when set, receives the decision log: one JSON line per
+	// scheduling decision (dm family) and per eviction. ExplainTask >= 0
+	// restricts it to that task's decisions (-1: all).
+	Explain     io.Writer
+	ExplainTask int
+	// SampleIntervalS > 0 records each worker's busy fraction per interval
+	// (Result.Utilization).
+	SampleIntervalS float64
 	// Check verifies the run's invariants and fails on a violation.
 	Check bool
 }
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: DurMean, StarPUTransferFactor: true}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: DurMean, StarPUTransferFactor: true, ExplainTask: -1}
 }

@@ -27,6 +27,12 @@ type Result struct {
 	SLR        float64 `json:"slr"`
 	Speedup    float64 `json:"speedup"`
 	Efficiency float64 `json:"efficiency"`
+	// EnergyJ is the workers' energy over the makespan from the
+	// calibration's idle/load power (0 when some arch has none).
+	EnergyJ float64 `json:"energy_j,omitempty"`
+	// Utilization is each worker's busy fraction per interval (with
+	// Options.SampleIntervalS).
+	Utilization *Utilization `json:"utilization,omitempty"`
 	// Uncalibrated lists (model, arch) pairs the run's tasks could not use.
 	Uncalibrated []Uncalibrated `json:"uncalibrated"`
 	Events       uint64         `json:"events"`
@@ -96,6 +102,10 @@ func (s *Simulator) result() *Result {
 		res.Memory = append(res.Memory, MemoryResult{Node: n.name, CapacityBytes: n.capacity, PeakBytes: n.peak})
 	}
 	res.SLR, res.Speedup, res.Efficiency = s.hetsimMetrics(mk)
+	res.EnergyJ = s.energyJ(mk)
+	if s.opts.SampleIntervalS > 0 && mk > 0 {
+		res.Utilization = s.utilization(mk)
+	}
 	for k := range s.uncal {
 		res.Uncalibrated = append(res.Uncalibrated, Uncalibrated{Model: k[0], Arch: k[1]})
 	}
@@ -152,4 +162,49 @@ func (s *Simulator) hetsimMetrics(makespanS float64) (slr, speedup, eff float64)
 		eff = speedup / float64(len(s.workers))
 	}
 	return slr, speedup, eff
+}
+
+// Utilization is a time series of busy fractions: Busy[w][i] is worker w's
+// busy share of [i·IntervalS, (i+1)·IntervalS).
+type Utilization struct {
+	IntervalS float64     `json:"interval_s"`
+	Workers   []string    `json:"workers"`
+	Busy      [][]float64 `json:"busy"`
+}
+
+func (s *Simulator) utilization(mk float64) *Utilization {
+	iv := s.opts.SampleIntervalS
+	nb := int(math.Ceil(mk / iv))
+	u := &Utilization{IntervalS: iv}
+	for _, w := range s.workers {
+		u.Workers = append(u.Workers, w.Name)
+		busy := make([]float64, nb)
+		for _, k := range w.intervals {
+			for b := int(k[0] / iv); b < nb && float64(b)*iv < k[1]; b++ {
+				lo, hi := math.Max(k[0], float64(b)*iv), math.Min(k[1], float64(b+1)*iv)
+				if hi > lo {
+					busy[b] += (hi - lo) / iv
+				}
+			}
+		}
+		u.Busy = append(u.Busy, busy)
+	}
+	return u
+}
+
+// energyJ integrates each worker's load power while busy and idle power
+// otherwise, over the makespan.
+func (s *Simulator) energyJ(mk float64) float64 {
+	if len(s.m.Power) == 0 {
+		return 0
+	}
+	total := 0.0
+	for _, w := range s.workers {
+		p, ok := s.m.Power[w.Arch]
+		if !ok {
+			return 0
+		}
+		total += p.LoadW*w.busyS + p.IdleW*(mk-w.busyS)
+	}
+	return total
 }

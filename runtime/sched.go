@@ -38,6 +38,10 @@ type View interface {
 	NonReadyBytes(t *TaskState, w *Worker) (nonReady, nonLoading, nonAllocated int64)
 	// Rand is the run's seeded generator.
 	Rand() *rand.Rand
+	// Explaining reports whether decisions about t should be logged, and
+	// Explain logs one (a Decision, or any JSON-encodable record).
+	Explaining(t *TaskState) bool
+	Explain(rec any)
 }
 
 // NopHooks can be embedded by schedulers without PreExec/PostExec work.

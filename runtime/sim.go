@@ -37,6 +37,7 @@ type Worker struct {
 	waitS     float64      // time holding tasks, none running: waiting for data
 	stateAt   float64      // when waitS was last brought up to date
 	perKernel map[string]int
+	intervals [][2]float64 // kernel [start, end), with SampleIntervalS only
 	ntasks    int
 }
 
@@ -602,6 +603,9 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	now := s.eng.NowS()
 	t.endS = now
 	w.busyS += now - t.startS
+	if s.opts.SampleIntervalS > 0 {
+		w.intervals = append(w.intervals, [2]float64{t.startS, now})
+	}
 	w.perKernel[t.spec.Name]++
 	w.ntasks++
 	// MSI: a write makes w's node the owner and invalidates every other copy.

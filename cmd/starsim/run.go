@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -39,6 +40,9 @@ type runFlags struct {
 	check, noPrefetch      bool
 	gpuMem                 int64
 	noTransferFactor       bool
+	explain                string
+	explainTask            int
+	sampleS                float64
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -62,6 +66,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
 	fs.Int64Var(&f.gpuMem, "gpu-mem", 0, "GPU memory limit in bytes (default: 90% of each GPU's memory)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
+	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to FILE, - for stderr")
+	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only this task's decisions (task id = submission index)")
+	fs.Float64Var(&f.sampleS, "sample-interval", 0, "record each worker's busy fraction per interval of this many seconds (--json: utilization)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -132,6 +139,26 @@ func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
 	opts.Sched, opts.NCPU, opts.NCUDA, opts.Seed, opts.Check = f.sched, f.ncpu, f.ncuda, f.seed, f.check
 	opts.GPUMemLimitBytes, opts.NoPrefetch = f.gpuMem, f.noPrefetch
 	opts.StarPUTransferFactor = !f.noTransferFactor
+	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
+	if f.sampleS < 0 {
+		return nil, &usageError{"--sample-interval must be >= 0 s"}
+	}
+	if f.explain != "" {
+		w := stderr
+		if f.explain != "-" {
+			fh, err := os.Create(f.explain)
+			if err != nil {
+				return nil, err
+			}
+			defer fh.Close()
+			bw := bufio.NewWriter(fh)
+			defer bw.Flush()
+			w = bw
+		}
+		opts.Explain = w
+	} else if f.explainTask >= 0 {
+		return nil, &usageError{"--explain-task needs --explain FILE"}
+	}
 	switch d := runtime.Durations(f.durations); d {
 	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
 		opts.Durations = d
@@ -146,7 +173,12 @@ func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
 }
 
 func printResult(w io.Writer, r *runtime.Result) error {
-	fmt.Fprintf(w, "%s, %s: %.1f GFlop/s, makespan %.3f ms, %d tasks\n\n", r.App, r.Sched, r.GFlops, r.MakespanS*1e3, r.NTasks)
+	fmt.Fprintf(w, "%s, %s: %.1f GFlop/s, makespan %.3f ms, %d tasks\n", r.App, r.Sched, r.GFlops, r.MakespanS*1e3, r.NTasks)
+	fmt.Fprintf(w, "SLR %.3f, speedup %.3f, efficiency %.3f", r.SLR, r.Speedup, r.Efficiency)
+	if r.EnergyJ > 0 {
+		fmt.Fprintf(w, ", energy %.1f J (%.2f GFlop/J)", r.EnergyJ, r.GFlops*r.MakespanS/r.EnergyJ)
+	}
+	fmt.Fprintf(w, "\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	kernels := map[string]bool{}
 	for _, wr := range r.Workers {
