@@ -61,6 +61,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	csvOut := fs.String("csv", "", "write results as CSV")
 	jsonOut := fs.String("json", "", "write results as JSON")
 	plotOut := fs.String("plot", "", "draw GFlop/s vs N (.png or .svg)")
+	plotPrice := fs.String("plot-price", "", "with --price: draw GFlop/s per 1000 units of money vs N")
 	shard := fs.String("shard", "", "run only slice i of n (i/n)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -137,7 +138,15 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *plotOut != "" {
-		if err := plotRows(rows, *plotOut); err != nil {
+		if err := plotRows(rows, *plotOut, false); err != nil {
+			return err
+		}
+	}
+	if *plotPrice != "" {
+		if *price == "" {
+			return &usageError{"--plot-price needs --price FILE"}
+		}
+		if err := plotRows(rows, *plotPrice, true); err != nil {
 			return err
 		}
 	}
@@ -361,7 +370,7 @@ func writeOutputs(rows []sweep.Row, csvOut, jsonOut string) error {
 
 // plotRows draws GFlop/s against N, one curve per (machine, app, sched,
 // block) configuration.
-func plotRows(rows []sweep.Row, path string) error {
+func plotRows(rows []sweep.Row, path string, perPrice bool) error {
 	var order []string
 	series := map[string]*plot.Series{}
 	for _, r := range rows {
@@ -376,9 +385,16 @@ func plotRows(rows []sweep.Row, path string) error {
 			order = append(order, name)
 		}
 		s.X = append(s.X, float64(r.N))
-		s.Y = append(s.Y, r.GFlops)
+		y := r.GFlops
+		if perPrice {
+			y = 1000 * r.GFlopsPerPrice()
+		}
+		s.Y = append(s.Y, y)
 	}
 	fig := plot.Figure{Title: "Predicted performance", XLabel: "matrix order N", YLabel: "GFlop/s"}
+	if perPrice {
+		fig.Title, fig.YLabel = "Predicted performance per price", "GFlop/s per 1000 units"
+	}
 	for _, name := range order {
 		s := series[name]
 		idx := make([]int, len(s.X))
@@ -398,13 +414,13 @@ func plotRows(rows []sweep.Row, path string) error {
 func printRows(w io.Writer, rows []sweep.Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	priced := len(rows) > 0 && rows[0].PriceUnits > 0
-	fmt.Fprintf(tw, "MACHINE\tAPP\tSCHED\tN\tBLOCK\tGFLOP/S\tMAKESPAN (s)\tSLR\tEFFICIENCY")
+	fmt.Fprintf(tw, "MACHINE\tAPP\tSCHED\tN\tBLOCK\tGFLOP/S\tMAKESPAN (s)\tSLR\tEFFICIENCY\tBUSY %%\tENERGY (J)")
 	if priced {
 		fmt.Fprintf(tw, "\tGFLOP/S PER 1000 UNITS")
 	}
 	fmt.Fprintln(tw)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.1f\t%.3f\t%.2f\t%.2f", r.Machine, r.App, r.Sched, r.N, r.Block, r.GFlops, r.MakespanS, r.SLR, r.Eff)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.1f\t%.3f\t%.2f\t%.2f\t%.1f\t%.1f", r.Machine, r.App, r.Sched, r.N, r.Block, r.GFlops, r.MakespanS, r.SLR, r.Eff, r.BusyPct, r.EnergyJ)
 		if priced {
 			fmt.Fprintf(tw, "\t%.2f", 1000*r.GFlopsPerPrice())
 		}

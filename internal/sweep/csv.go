@@ -16,7 +16,7 @@ import (
 
 // Header is the CSV header of sweep output.
 var Header = []string{"index", "jobs", "machine", "app", "sched", "n", "block", "ncpu", "ncuda", "ntasks",
-	"gflops", "makespan_s", "slr", "speedup", "efficiency", "price", "gflops_per_price"}
+	"gflops", "makespan_s", "slr", "speedup", "efficiency", "energy_j", "busy_pct", "price", "gflops_per_price"}
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
@@ -30,7 +30,8 @@ func WriteCSV(w io.Writer, rows []Row) error {
 	for _, r := range rows {
 		rec := []string{strconv.Itoa(r.Index), strconv.Itoa(r.Jobs), r.Machine, r.App, r.Sched, strconv.Itoa(r.N),
 			strconv.Itoa(r.Block), strconv.Itoa(r.NCPU), strconv.Itoa(r.NCUDA), strconv.Itoa(r.NTasks),
-			num(r.GFlops), num(r.MakespanS), num(r.SLR), num(r.Speedup), num(r.Eff), num(r.PriceUnits), num(r.GFlopsPerPrice())}
+			num(r.GFlops), num(r.MakespanS), num(r.SLR), num(r.Speedup), num(r.Eff), num(r.EnergyJ), num(r.BusyPct),
+			num(r.PriceUnits), num(r.GFlopsPerPrice())}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -55,6 +56,8 @@ type jsonRow struct {
 	SLR            float64 `json:"slr"`
 	Speedup        float64 `json:"speedup"`
 	Efficiency     float64 `json:"efficiency"`
+	EnergyJ        float64 `json:"energy_j,omitempty"`
+	BusyPct        float64 `json:"busy_pct"`
 	Price          float64 `json:"price,omitempty"`
 	GFlopsPerPrice float64 `json:"gflops_per_price,omitempty"`
 }
@@ -64,7 +67,7 @@ func WriteJSON(w io.Writer, rows []Row) error {
 	out := make([]jsonRow, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, jsonRow{r.Index, r.Machine, r.App, r.Sched, r.N, r.Block, r.NCPU, r.NCUDA, r.NTasks,
-			r.GFlops, r.MakespanS, r.SLR, r.Speedup, r.Eff, r.PriceUnits, r.GFlopsPerPrice()})
+			r.GFlops, r.MakespanS, r.SLR, r.Speedup, r.Eff, r.EnergyJ, r.BusyPct, r.PriceUnits, r.GFlopsPerPrice()})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -124,7 +127,7 @@ func parseRow(rec []string) (Row, error) {
 		*p = v
 	}
 	r.Machine, r.App, r.Sched = rec[2], rec[3], rec[4]
-	floats := []*float64{&r.GFlops, &r.MakespanS, &r.SLR, &r.Speedup, &r.Eff, &r.PriceUnits}
+	floats := []*float64{&r.GFlops, &r.MakespanS, &r.SLR, &r.Speedup, &r.Eff, &r.EnergyJ, &r.BusyPct, &r.PriceUnits}
 	for i, p := range floats {
 		v, err := strconv.ParseFloat(rec[10+i], 64)
 		if err != nil {

@@ -87,6 +87,8 @@ type Row struct {
 	NTasks              int
 	GFlops, MakespanS   float64
 	SLR, Speedup, Eff   float64
+	EnergyJ             float64 // 0 when the calibration has no power figures
+	BusyPct             float64 // mean worker utilization
 	PriceUnits          float64
 }
 
@@ -168,5 +170,17 @@ func (p *Plan) run(j Job, m *runtime.Machine, total int) (Row, error) {
 	mach := p.Machines[j.Machine]
 	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
 		NCPU: o.NCPU, NCUDA: o.NCUDA, NTasks: res.NTasks, GFlops: res.GFlops, MakespanS: res.MakespanS,
-		SLR: res.SLR, Speedup: res.Speedup, Eff: res.Efficiency, PriceUnits: mach.PriceUnits}, nil
+		SLR: res.SLR, Speedup: res.Speedup, Eff: res.Efficiency, EnergyJ: res.EnergyJ, BusyPct: meanBusy(res),
+		PriceUnits: mach.PriceUnits}, nil
+}
+
+func meanBusy(r *runtime.Result) float64 {
+	if len(r.Workers) == 0 {
+		return 0
+	}
+	t := 0.0
+	for _, w := range r.Workers {
+		t += w.BusyPct
+	}
+	return t / float64(len(r.Workers))
 }

@@ -72,6 +72,8 @@ func TestRowsMakeSense(t *testing.T) {
 	require.NoError(t, err)
 	for _, r := range rows {
 		assert.Greater(t, r.GFlops, 0.0)
+		assert.Greater(t, r.EnergyJ, 0.0, "the default calibration has power figures")
+		assert.Greater(t, r.BusyPct, 0.0)
 		assert.InDelta(t, r.GFlops/40000, r.GFlopsPerPrice(), 1e-12)
 	}
 	assert.Equal(t, "cholesky", rows[0].App)
@@ -95,7 +97,7 @@ func TestReadCSVErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "bad.csv:1:")
 	var b bytes.Buffer
 	require.NoError(t, WriteCSV(&b, nil))
-	require.NoError(t, os.WriteFile(p, append(b.Bytes(), []byte("x,1,m,a,s,1,1,1,1,1,1,1,1,1,1,1,1\n")...), 0o644))
+	require.NoError(t, os.WriteFile(p, append(b.Bytes(), []byte("x,1,m,a,s,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n")...), 0o644))
 	_, err = ReadCSV(p)
 	assert.ErrorContains(t, err, "bad.csv:2: column index")
 }
