@@ -52,6 +52,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of every random choice")
 	double := fs.Bool("double", false, "double-precision tiles")
 	check := fs.Bool("check", false, "verify every run's invariants")
+	sample := fs.Float64("sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of this many seconds")
 	gpus := fs.String("gpus", "", "what-if: GPU counts, comma-separated")
 	pci := fs.String("pci-bw-scale", "", "what-if: PCI bandwidth factors, comma-separated")
 	gpuMem := fs.String("gpu-mem", "", "what-if: GPU memory sizes in bytes, comma-separated")
@@ -93,7 +94,10 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	o := runtime.DefaultOptions()
-	o.NCPU, o.NCUDA, o.Seed, o.Check = *ncpu, *ncuda, *seed, *check
+	o.NCPU, o.NCUDA, o.Seed, o.Check, o.SampleIntervalS = *ncpu, *ncuda, *seed, *check, *sample
+	if *sample < 0 {
+		return &usageError{"--sample-interval must be >= 0 s"}
+	}
 	switch d := runtime.Durations(*durations); d {
 	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
 		o.Durations = d

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/starsim/starsim/internal/srcerr"
+	"github.com/starsim/starsim/runtime"
 )
 
 // Header is the CSV header of sweep output.
@@ -42,24 +43,25 @@ func WriteCSV(w io.Writer, rows []Row) error {
 
 // jsonRow is a row as --json writes it.
 type jsonRow struct {
-	Index          int     `json:"index"`
-	Machine        string  `json:"machine"`
-	App            string  `json:"app"`
-	Sched          string  `json:"sched"`
-	N              int     `json:"n"`
-	Block          int     `json:"block"`
-	NCPU           int     `json:"ncpu"`
-	NCUDA          int     `json:"ncuda"`
-	NTasks         int     `json:"ntasks"`
-	GFlops         float64 `json:"gflops"`
-	MakespanS      float64 `json:"makespan_s"`
-	SLR            float64 `json:"slr"`
-	Speedup        float64 `json:"speedup"`
-	Efficiency     float64 `json:"efficiency"`
-	EnergyJ        float64 `json:"energy_j,omitempty"`
-	BusyPct        float64 `json:"busy_pct"`
-	Price          float64 `json:"price,omitempty"`
-	GFlopsPerPrice float64 `json:"gflops_per_price,omitempty"`
+	Index          int                  `json:"index"`
+	Machine        string               `json:"machine"`
+	App            string               `json:"app"`
+	Sched          string               `json:"sched"`
+	N              int                  `json:"n"`
+	Block          int                  `json:"block"`
+	NCPU           int                  `json:"ncpu"`
+	NCUDA          int                  `json:"ncuda"`
+	NTasks         int                  `json:"ntasks"`
+	GFlops         float64              `json:"gflops"`
+	MakespanS      float64              `json:"makespan_s"`
+	SLR            float64              `json:"slr"`
+	Speedup        float64              `json:"speedup"`
+	Efficiency     float64              `json:"efficiency"`
+	EnergyJ        float64              `json:"energy_j,omitempty"`
+	BusyPct        float64              `json:"busy_pct"`
+	Price          float64              `json:"price,omitempty"`
+	GFlopsPerPrice float64              `json:"gflops_per_price,omitempty"`
+	Utilization    *runtime.Utilization `json:"utilization,omitempty"`
 }
 
 // WriteJSON writes rows as a JSON array.
@@ -67,7 +69,7 @@ func WriteJSON(w io.Writer, rows []Row) error {
 	out := make([]jsonRow, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, jsonRow{r.Index, r.Machine, r.App, r.Sched, r.N, r.Block, r.NCPU, r.NCUDA, r.NTasks,
-			r.GFlops, r.MakespanS, r.SLR, r.Speedup, r.Eff, r.EnergyJ, r.BusyPct, r.PriceUnits, r.GFlopsPerPrice()})
+			r.GFlops, r.MakespanS, r.SLR, r.Speedup, r.Eff, r.EnergyJ, r.BusyPct, r.PriceUnits, r.GFlopsPerPrice(), r.Utilization})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -90,6 +90,9 @@ type Row struct {
 	EnergyJ             float64 // 0 when the calibration has no power figures
 	BusyPct             float64 // mean worker utilization
 	PriceUnits          float64
+	// Utilization is the busy-fraction time series (Options.SampleIntervalS
+	// > 0); JSON output only.
+	Utilization *runtime.Utilization
 }
 
 // GFlopsPerPrice is GFlop/s per unit of money (0 without a price).
@@ -171,7 +174,7 @@ func (p *Plan) run(j Job, m *runtime.Machine, total int) (Row, error) {
 	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
 		NCPU: o.NCPU, NCUDA: o.NCUDA, NTasks: res.NTasks, GFlops: res.GFlops, MakespanS: res.MakespanS,
 		SLR: res.SLR, Speedup: res.Speedup, Eff: res.Efficiency, EnergyJ: res.EnergyJ, BusyPct: meanBusy(res),
-		PriceUnits: mach.PriceUnits}, nil
+		PriceUnits: mach.PriceUnits, Utilization: res.Utilization}, nil
 }
 
 func meanBusy(r *runtime.Result) float64 {
