@@ -227,6 +227,7 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 		s.fail(fmt.Errorf("node %s over capacity: %d > %d bytes", node.name, node.used, node.capacity))
 	}
 	r.allocated = true
+	s.obs.Memory(s.eng.NowS(), node.name, "allocate", h.h)
 	if n != 0 {
 		node.nalloc++
 		if h.reps[0].state == invalid {
@@ -331,6 +332,7 @@ func (s *Simulator) free(r *replica) {
 	}
 	r.wontUse = false
 	s.stats.Evictions++
+	s.obs.Memory(s.eng.NowS(), node.name, "evict", r.h.h)
 }
 
 // writeBack copies an owned replica home before freeing it.
@@ -364,6 +366,14 @@ func (s *Simulator) enqueue(req *request) {
 	d := s.dir(req.src, req.dst)
 	d.insert(req)
 	s.kick(d)
+}
+
+// kind names the request for traces.
+func (req *request) kind() string {
+	if req.wb {
+		return KindWriteBack
+	}
+	return [...]string{KindFetch, KindTaskPrefetch, KindPrefetch, KindIdleFetch}[req.level]
 }
 
 // before orders a direction's queue: most urgent level, then oldest.
@@ -440,8 +450,14 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	bytes := float64(req.h.h.SizeBytes)
 	route := s.route(req.src, req.dst)
 	payload := s.pitchedPayload(req, route, bytes)
+	s.xferID++
+	id := s.xferID
 	s.eng.After(s.m.Costs.TransferQueueS+allocS, func() {
-		s.net.Send(route, payload, func(*emulator.Flow) { s.finish(d, req, bytes) })
+		s.obs.TransferStart(s.eng.NowS(), id, s.nodes[req.src].name, s.nodes[req.dst].name, req.h.h.SizeBytes, req.kind(), req.h.h)
+		s.net.Send(route, payload, func(*emulator.Flow) {
+			s.obs.TransferEnd(s.eng.NowS(), id)
+			s.finish(d, req, bytes)
+		})
 	})
 }
 

@@ -47,6 +47,8 @@ type Options struct {
 	// SampleIntervalS > 0 records each worker's busy fraction per interval
 	// (Result.Utilization).
 	SampleIntervalS float64
+	// Observer (optional) receives every event of the run (traces).
+	Observer Observer
 	// Check verifies the run's invariants and fails on a violation.
 	Check bool
 }

@@ -27,18 +27,21 @@ type Worker struct {
 	Arch string // perf-model arch
 	Node int    // memory node index (0 = RAM)
 
-	pipeline  int // tasks it may have submitted to its device at once
-	fetching  int // popped tasks whose inputs are being fetched
-	held      int
-	idle      bool
-	running   *TaskState   // kernel on the device
-	ready     []*TaskState // inputs present, waiting for the device
-	busyS     float64      // time executing kernels
-	waitS     float64      // time holding tasks, none running: waiting for data
-	stateAt   float64      // when waitS was last brought up to date
-	perKernel map[string]int
-	intervals [][2]float64 // kernel [start, end), with SampleIntervalS only
-	ntasks    int
+	pipeline     int // tasks it may have submitted to its device at once
+	fetching     int // popped tasks whose inputs are being fetched
+	held         int
+	idle         bool
+	running      *TaskState   // kernel on the device
+	ready        []*TaskState // inputs present, waiting for the device
+	busyS        float64      // time executing kernels
+	waitS        float64      // time holding tasks, none running: waiting for data
+	stateAt      float64      // when waitS was last brought up to date
+	perKernel    map[string]int
+	intervals    [][2]float64 // kernel [start, end), with SampleIntervalS only
+	state        string       // last state reported to the observer
+	stateTask    *TaskState
+	fetchingTask *TaskState // the task whose inputs are being fetched
+	ntasks       int
 }
 
 type TaskState struct {
@@ -87,6 +90,8 @@ type Simulator struct {
 	pitch   map[[2]int][]PitchModel
 
 	ndone       int
+	obs         Observer
+	xferID      uint64
 	queuedBytes float64 // bytes of every copy ever queued
 	uncal       map[[2]string]bool
 	kcache      map[KernelKey]*KernelStats
@@ -128,6 +133,10 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	}
 	s.sched = factory()
 	s.sched.Init(s)
+	s.obs = opts.Observer
+	if s.obs == nil {
+		s.obs = NopObserver{}
+	}
 	return s, nil
 }
 
@@ -345,6 +354,14 @@ func (s *Simulator) kernelStats(t *TaskState, w *Worker) *KernelStats { return t
 
 // Run simulates the whole graph and returns the result.
 func (s *Simulator) Run() (*Result, error) {
+	names := make([]string, len(s.nodes))
+	for i, n := range s.nodes {
+		names[i] = n.name
+	}
+	s.obs.Start(s.workers, names)
+	for _, w := range s.workers {
+		s.obs.WorkerState(0, w, "Idle", nil)
+	}
 	// The application thread submits tasks one after the other.
 	s.eng.Schedule(0, func() { s.submit(0) })
 	s.eng.Run()
@@ -359,7 +376,9 @@ func (s *Simulator) Run() (*Result, error) {
 			return nil, err
 		}
 	}
-	return s.result(), nil
+	res := s.result()
+	s.obs.End(res.MakespanS)
+	return res, nil
 }
 
 // submit submits task i (sequential consistency on its data), then
@@ -422,6 +441,7 @@ func (s *Simulator) submit(i int) {
 func (s *Simulator) release(t *TaskState) {
 	t.readyS = s.eng.NowS()
 	s.eng.After(s.m.Costs.TaskPushS, func() {
+		s.obs.Push(s.eng.NowS(), t)
 		s.sched.Push(t)
 		s.wakeIdle()
 	})
@@ -443,12 +463,16 @@ func (s *Simulator) workerPop(w *Worker) {
 		t := s.sched.Pop(w)
 		if t == nil {
 			w.idle = true
+			s.updateState(w)
 			return
 		}
+		s.obs.Pop(s.eng.NowS(), w, t)
 		s.accountWait(w)
 		w.held++
 		w.fetching++
 		t.worker = w
+		w.fetchingTask = t
+		s.updateState(w)
 		s.fetchInputs(w, t)
 	}
 }
@@ -519,6 +543,7 @@ func (s *Simulator) startKernel(w *Worker) {
 	w.ready = w.ready[1:]
 	s.accountWait(w)
 	w.running = t
+	s.updateState(w)
 	now := s.eng.NowS()
 	if s.opts.Check {
 		for _, p := range t.preds {
@@ -566,6 +591,23 @@ func (s *Simulator) durationS(t *TaskState, w *Worker) float64 {
 		}
 	}
 	return us * 1e-6
+}
+
+// updateState reports w's state to the observer when it changed: executing
+// a kernel, else fetching the inputs of a popped task, else idle.
+func (s *Simulator) updateState(w *Worker) {
+	state, task := "Idle", (*TaskState)(nil)
+	switch {
+	case w.running != nil:
+		state, task = "Executing", w.running
+	case w.held > 0:
+		state, task = "FetchingInput", w.fetchingTask
+	}
+	if state == w.state && task == w.stateTask {
+		return
+	}
+	w.state, w.stateTask = state, task
+	s.obs.WorkerState(s.eng.NowS(), w, state, task)
 }
 
 // accountWait adds the time since the last state change to w's waiting time
@@ -624,6 +666,7 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 		s.nodes[w.Node].touch(r)
 	}
 	s.sched.PostExec(w, t)
+	s.obs.TaskDone(t)
 	s.accountWait(w)
 	w.running = nil
 	w.held--
@@ -639,6 +682,7 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 		s.wontUseDone(h, t)
 	}
 	s.startKernel(w)
+	s.updateState(w)
 	if w.canPop() {
 		w.idle = false
 		s.workerPop(w)
