@@ -12,6 +12,7 @@ type Event struct {
 	seq    uint64
 	index  int // position in the heap; -1 when not queued
 	action func()
+	pooled bool // posted: nobody holds it, recycled after it runs
 }
 
 // TimeS is the simulated time, in seconds, at which the event runs.
@@ -36,6 +37,7 @@ type Engine struct {
 	hooks  []Hook
 	nrun   uint64
 	halted bool
+	free   []*Event // recycled posted events
 }
 
 // NewEngine returns an engine with its clock at 0 s.
@@ -62,6 +64,25 @@ func (e *Engine) Schedule(atS float64, action func()) *Event {
 	e.push(ev)
 	return ev
 }
+
+// Post queues action at atS like Schedule, for callers that never cancel or
+// reschedule it: its event is recycled once run, sparing an allocation.
+func (e *Engine) Post(atS float64, action func()) {
+	e.checkTime(atS)
+	var ev *Event
+	if n := len(e.free); n > 0 {
+		ev = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		ev = &Event{pooled: true}
+	}
+	ev.timeS, ev.seq, ev.action = atS, e.seq, action
+	e.seq++
+	e.push(ev)
+}
+
+// PostAfter is Post delayS seconds from now.
+func (e *Engine) PostAfter(delayS float64, action func()) { e.Post(e.nowS+delayS, action) }
 
 // After queues action to run delayS seconds from now.
 func (e *Engine) After(delayS float64, action func()) *Event {
@@ -119,6 +140,10 @@ func (e *Engine) RunUntil(endS float64) {
 		ev.action()
 		for _, h := range e.hooks {
 			h.AfterEvent(e.nowS, ev)
+		}
+		if ev.pooled {
+			ev.action = nil
+			e.free = append(e.free, ev)
 		}
 	}
 	if !e.halted && !math.IsInf(endS, 1) && endS > e.nowS {

@@ -156,3 +156,23 @@ func TestEngineRandomOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestPostRecyclesEvents: posted events run in (time, seq) order with
+// scheduled ones and their structs are reused.
+func TestPostRecyclesEvents(t *testing.T) {
+	e := NewEngine()
+	var got []int
+	e.Post(2, func() { got = append(got, 2) })
+	e.Schedule(1, func() { got = append(got, 1) })
+	e.Post(1, func() {
+		got = append(got, 10)
+		e.PostAfter(0, func() { got = append(got, 11) })
+	})
+	e.Run()
+	assert.Equal(t, []int{1, 10, 11, 2}, got)
+	assert.Len(t, e.free, 3)
+	e.Post(5, func() { got = append(got, 5) })
+	assert.Len(t, e.free, 2, "a recycled event was taken")
+	e.Run()
+	assert.Equal(t, 5, got[len(got)-1])
+}

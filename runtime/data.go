@@ -117,7 +117,7 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, done func()) {
 	r := &h.reps[n]
 	if r.state != invalid && r.allocated {
 		if done != nil {
-			s.eng.After(0, done)
+			s.eng.PostAfter(0, done)
 		}
 		return
 	}
@@ -191,7 +191,7 @@ func (s *Simulator) bestSource(h *handleState, dst int) (int, bool) {
 func (s *Simulator) allocate(h *handleState, n int, lvl level, done func()) {
 	r := &h.reps[n]
 	if r.allocated {
-		s.eng.After(0, done)
+		s.eng.PostAfter(0, done)
 		return
 	}
 	try := func() bool {
@@ -199,7 +199,7 @@ func (s *Simulator) allocate(h *handleState, n int, lvl level, done func()) {
 		if !ok {
 			return false
 		}
-		s.eng.After(costS, done)
+		s.eng.PostAfter(costS, done)
 		return true
 	}
 	if !try() {
@@ -452,7 +452,7 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	payload := s.pitchedPayload(req, route, bytes)
 	s.xferID++
 	id := s.xferID
-	s.eng.After(s.m.Costs.TransferQueueS+allocS, func() {
+	s.eng.PostAfter(s.m.Costs.TransferQueueS+allocS, func() {
 		s.obs.TransferStart(s.eng.NowS(), id, s.nodes[req.src].name, s.nodes[req.dst].name, req.h.h.SizeBytes, req.kind(), req.h.h)
 		s.net.Send(route, payload, func(*emulator.Flow) {
 			s.obs.TransferEnd(s.eng.NowS(), id)
@@ -492,7 +492,7 @@ func (s *Simulator) finish(d *direction, req *request, bytes float64) {
 		}
 	}
 	for _, w := range req.waiters {
-		s.eng.After(0, w)
+		s.eng.PostAfter(0, w)
 	}
 	s.kick(d)
 	for _, o := range d.serial {

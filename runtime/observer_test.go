@@ -53,7 +53,7 @@ func (o *countObs) Memory(tS float64, node, event string, h *runtime.Handle) {
 		o.allocs++
 	}
 }
-func (o *countObs) Push(tS float64, _ *runtime.TaskState)                  { o.tick(tS); o.pushes++ }
+func (o *countObs) Push(tS float64, _ *runtime.TaskState)                   { o.tick(tS); o.pushes++ }
 func (o *countObs) Pop(tS float64, _ *runtime.Worker, _ *runtime.TaskState) { o.tick(tS); o.pops++ }
 func (o *countObs) TaskDone(t *runtime.TaskState) {
 	o.done++

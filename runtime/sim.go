@@ -433,14 +433,14 @@ func (s *Simulator) submit(i int) {
 		s.release(t)
 	}
 	if i+1 < len(s.tasks) {
-		s.eng.After(s.m.Costs.TaskSubmitS, func() { s.submit(i + 1) })
+		s.eng.PostAfter(s.m.Costs.TaskSubmitS, func() { s.submit(i + 1) })
 	}
 }
 
 // release makes t ready: it is pushed to the scheduler after the push cost.
 func (s *Simulator) release(t *TaskState) {
 	t.readyS = s.eng.NowS()
-	s.eng.After(s.m.Costs.TaskPushS, func() {
+	s.eng.PostAfter(s.m.Costs.TaskPushS, func() {
 		s.obs.Push(s.eng.NowS(), t)
 		s.sched.Push(t)
 		s.wakeIdle()
@@ -452,7 +452,7 @@ func (s *Simulator) wakeIdle() {
 		if w.idle && w.canPop() {
 			w.idle = false
 			ww := w
-			s.eng.After(0, func() { s.workerPop(ww) })
+			s.eng.PostAfter(0, func() { s.workerPop(ww) })
 		}
 	}
 }
@@ -493,7 +493,7 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 	done := func() {
 		t.nfetching--
 		if t.nfetching == 0 {
-			s.eng.After(s.m.Costs.FetchInputPerBufS*float64(len(t.handles)), func() { s.inputsReady(w, t) })
+			s.eng.PostAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.handles)), func() { s.inputsReady(w, t) })
 		}
 	}
 	for k, h := range t.handles {
@@ -573,7 +573,7 @@ func (s *Simulator) startKernel(w *Worker) {
 		delay = s.m.Costs.DeviceTaskQueueS
 	}
 	t.startS = now + delay
-	s.eng.After(delay+durS, func() { s.endKernel(w, t) })
+	s.eng.PostAfter(delay+durS, func() { s.endKernel(w, t) })
 }
 
 func (s *Simulator) durationS(t *TaskState, w *Worker) float64 {
