@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/starsim/starsim/traces"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -113,4 +117,36 @@ func TestNetsimDeterministic(t *testing.T) {
 	_, a, _ := runCLI("netsim", "--demo")
 	_, b, _ := runCLI("netsim", "--demo")
 	assert.Equal(t, a, b)
+}
+
+// TestRunTraces writes the three trace formats of one run: tasks.rec reads
+// back with every task, the Chrome file is JSON, and pj_dump (when
+// installed) accepts the Paje file.
+func TestRunTraces(t *testing.T) {
+	dir := t.TempDir()
+	paje, chrome, rec := filepath.Join(dir, "t.paje"), filepath.Join(dir, "t.json"), filepath.Join(dir, "rec")
+	code, out, errs := runCLI("run", "--n", "5760", "--sched", "dmdas", "--json", "--trace-paje", paje, "--trace-chrome", chrome, "--trace-rec", rec)
+	require.Equal(t, 0, code, errs)
+	var res struct {
+		NTasks int `json:"ntasks"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	fh, err := os.Open(filepath.Join(rec, "tasks.rec"))
+	require.NoError(t, err)
+	defer fh.Close()
+	recs, err := traces.ReadTasksRec(fh, "tasks.rec")
+	require.NoError(t, err)
+	assert.Len(t, recs, res.NTasks)
+	data, err := os.ReadFile(chrome)
+	require.NoError(t, err)
+	assert.True(t, json.Valid(data))
+	head, _ := os.ReadFile(paje)
+	assert.Contains(t, string(head), "# command: starsim run --n 5760")
+	if _, err := exec.LookPath("pj_dump"); err == nil {
+		cmd := exec.Command("pj_dump", paje)
+		cmd.Stdout = io.Discard
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		assert.NoError(t, cmd.Run(), stderr.String())
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/traces"
 )
 
 const runDoc = `
@@ -43,6 +45,9 @@ type runFlags struct {
 	explain                string
 	explainTask            int
 	sampleS                float64
+	tracePaje, traceChrome string
+	traceRec               string
+	command                string
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -69,6 +74,10 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to FILE, - for stderr")
 	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only this task's decisions (task id = submission index)")
 	fs.Float64Var(&f.sampleS, "sample-interval", 0, "record each worker's busy fraction per interval of this many seconds (--json: utilization)")
+	fs.StringVar(&f.tracePaje, "trace-paje", "", "write a Paje trace (StarPU's vocabulary; ViTE, pajeng, StarVZ) to FILE")
+	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace (JSON) to FILE")
+	fs.StringVar(&f.traceRec, "trace-rec", "", "write StarPU's tasks.rec and data.rec into DIR")
+	f.command = "starsim run " + strings.Join(args, " ")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -165,11 +174,102 @@ func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
 	default:
 		return nil, &usageError{fmt.Sprintf("--durations must be mean, normal or histogram, got %q", f.durations)}
 	}
-	sim, err := runtime.New(cal.RuntimeMachine(), g, opts)
+	tr, err := f.openTraces(g)
 	if err != nil {
 		return nil, err
 	}
-	return sim.Run()
+	if tr != nil {
+		opts.Observer = tr.observer
+	}
+	sim, err := runtime.New(cal.RuntimeMachine(), g, opts)
+	if err != nil {
+		tr.close()
+		return nil, err
+	}
+	res, err := sim.Run()
+	if cerr := tr.close(); err == nil {
+		err = cerr
+	}
+	return res, err
+}
+
+// traceSet is the trace writers of a run and the files under them.
+type traceSet struct {
+	observer runtime.Observer
+	closers  []func() error
+}
+
+func (t *traceSet) close() error {
+	if t == nil {
+		return nil
+	}
+	var first error
+	for _, c := range t.closers {
+		if err := c(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// openTraces creates the requested trace writers (nil when none).
+func (f *runFlags) openTraces(g *runtime.Graph) (*traceSet, error) {
+	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" {
+		return nil, nil
+	}
+	h := traces.Header{Tool: "starsim", Version: version, Command: f.command, Seed: f.seed}
+	t := &traceSet{}
+	var obs []runtime.Observer
+	create := func(path string) (*os.File, error) {
+		fh, err := os.Create(path)
+		if err == nil {
+			t.closers = append(t.closers, fh.Close)
+		}
+		return fh, err
+	}
+	fail := func(err error) (*traceSet, error) {
+		t.close()
+		return nil, err
+	}
+	if f.tracePaje != "" {
+		fh, err := create(f.tracePaje)
+		if err != nil {
+			return fail(err)
+		}
+		p := traces.NewPaje(fh, h)
+		obs = append(obs, p)
+		t.closers = append([]func() error{p.Close}, t.closers...)
+	}
+	if f.traceChrome != "" {
+		fh, err := create(f.traceChrome)
+		if err != nil {
+			return fail(err)
+		}
+		c := traces.NewChrome(fh, h)
+		obs = append(obs, c)
+		t.closers = append([]func() error{c.Close}, t.closers...)
+	}
+	if f.traceRec != "" {
+		if err := os.MkdirAll(f.traceRec, 0o755); err != nil {
+			return fail(err)
+		}
+		tf, err := create(filepath.Join(f.traceRec, "tasks.rec"))
+		if err != nil {
+			return fail(err)
+		}
+		df, err := create(filepath.Join(f.traceRec, "data.rec"))
+		if err != nil {
+			return fail(err)
+		}
+		r := traces.NewRecWriter(tf, df, h)
+		if err := r.WriteData(g.Handles); err != nil {
+			return fail(err)
+		}
+		obs = append(obs, r)
+		t.closers = append([]func() error{r.Close}, t.closers...)
+	}
+	t.observer = traces.Multi(obs...)
+	return t, nil
 }
 
 func printResult(w io.Writer, r *runtime.Result) error {
