@@ -63,6 +63,14 @@ type Task struct {
 	// WontUse lists handles the application declares, right after
 	// submitting this task, it will not use soon (starpu_data_wont_use).
 	WontUse []int
+	// Worker pins the task to one worker (its index, CPU workers first)
+	// when Pinned (starpu_replay --static-workerid).
+	Pinned bool
+	Worker int
+	// FixedUS > 0 gives the task this duration (µs) instead of a model
+	// lookup, on whichever workers may run it (a replayed task without a
+	// model runs for its recorded length).
+	FixedUS float64
 }
 
 // Graph is a whole application: its data and its tasks in submission order.

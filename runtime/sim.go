@@ -318,7 +318,18 @@ func (s *Simulator) buildGraph() error {
 		}
 		runnable := false
 		ts.stats = make([]*KernelStats, len(s.workers))
+		if t.Pinned && (t.Worker < 0 || t.Worker >= len(s.workers)) {
+			return fmt.Errorf("task %d (%s) is pinned to worker %d; there are %d workers", i, t.Name, t.Worker, len(s.workers))
+		}
 		for wi, w := range s.workers {
+			if t.Pinned && wi != t.Worker {
+				continue
+			}
+			if t.FixedUS > 0 {
+				ts.stats[wi] = &KernelStats{MeanUS: t.FixedUS}
+				runnable = true
+				continue
+			}
 			if k, ok := s.lookupKernel(ts, w); ok {
 				ts.stats[wi] = k
 				runnable = true

@@ -234,6 +234,20 @@ func (w *RecWriter) TaskDone(t *runtime.TaskState) {
 		b = append(b, '\n')
 	}
 	b = append(b, '\n')
+	// The application's starpu_data_wont_use calls right after this task's
+	// submission: one control record each. StarPU gives them their own
+	// SubmitOrder slot; here they share the task's, which replay reads the
+	// same way (attached to the last task submitted at or before them).
+	for _, hid := range spec.WontUse {
+		if hid < 0 || hid >= len(w.handles) {
+			continue
+		}
+		b = appendField(b, "Control", "WontUse")
+		b = appendInt(b, "SubmitOrder", job)
+		b = appendMS(b, "SubmitTime", t.SubmitS())
+		b = appendField(b, "Handles", handleAddr(w.handles[hid].ID))
+		b = append(b, '\n')
+	}
 	w.write(w.tasks, b)
 	w.buf = b
 }

@@ -93,9 +93,15 @@ func TestRecWriterRoundTrip(t *testing.T) {
 	}
 	assert.Len(t, addr, len(g.Handles), "distinct handle addresses")
 
-	recs, err := ReadTasksRec(&tasks, "tasks.rec")
+	all, err := ReadTasksRec(&tasks, "tasks.rec")
 	require.NoError(t, err)
+	recs, wontUse := splitControl(all)
 	require.Len(t, recs, res.NTasks)
+	nwu := 0
+	for _, tk := range g.Tasks {
+		nwu += len(tk.WontUse)
+	}
+	assert.Len(t, wontUse, nwu, "one WontUse record per starpu_data_wont_use")
 	require.Len(t, obs.tasks, res.NTasks)
 	byJob := map[int64]*TaskRecord{}
 	for i := range recs {
@@ -236,8 +242,9 @@ func TestRecWriterGolden(t *testing.T) {
 		assert.Equal(t, string(want), string(c.got), c.file)
 	}
 
-	recs, err := ReadTasksRec(bytes.NewReader(tasks.Bytes()), "tasks.rec")
+	all, err := ReadTasksRec(bytes.NewReader(tasks.Bytes()), "tasks.rec")
 	require.NoError(t, err)
+	recs, _ := splitControl(all)
 	require.Len(t, recs, 4)
 	sum := recs[0]
 	for _, r := range recs {
@@ -336,4 +343,16 @@ func TestCoordinates(t *testing.T) {
 		assert.Equal(t, want != "", ok, name)
 		assert.Equal(t, want, got, name)
 	}
+}
+
+// splitControl separates task records from control (WontUse) records.
+func splitControl(all []TaskRecord) (tasks, control []TaskRecord) {
+	for _, r := range all {
+		if r.Control != "" {
+			control = append(control, r)
+		} else {
+			tasks = append(tasks, r)
+		}
+	}
+	return tasks, control
 }

@@ -32,6 +32,7 @@ func commands() []command {
 		{"platform", "SimGrid platform files: show, build from a calibration", runPlatform},
 		{"calibrate", "calibration files: import from StarPU, show, fit from samples", runCalibrate},
 		{"run", "predict an application's performance (Cholesky, LU) on a calibrated machine", runRun},
+		{"replay", "re-run a recorded tasks.rec under any scheduler (starpu_replay)", runReplay},
 		{"sweep", "run many predictions (sizes, schedulers, what-if machines); CSV, JSON, plots, shards", runSweep},
 		{"netsim", "simulate flows on a fluid network", runNetsim},
 		{"version", "print the version", func(_ []string, out, _ io.Writer) error {

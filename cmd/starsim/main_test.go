@@ -136,7 +136,13 @@ func TestRunTraces(t *testing.T) {
 	defer fh.Close()
 	recs, err := traces.ReadTasksRec(fh, "tasks.rec")
 	require.NoError(t, err)
-	assert.Len(t, recs, res.NTasks)
+	executed := 0
+	for _, r := range recs {
+		if r.Control == "" {
+			executed++
+		}
+	}
+	assert.Equal(t, res.NTasks, executed)
 	data, err := os.ReadFile(chrome)
 	require.NoError(t, err)
 	assert.True(t, json.Valid(data))
@@ -149,4 +155,29 @@ func TestRunTraces(t *testing.T) {
 		cmd.Stderr = &stderr
 		assert.NoError(t, cmd.Run(), stderr.String())
 	}
+}
+
+// TestReplayReproducesRun: replaying starsim's own tasks.rec under the same
+// scheduler gives the original makespan (the issue asks 0.1 %; the graph,
+// priorities, wont_use calls and submission order are the same, so it is
+// exact).
+func TestReplayReproducesRun(t *testing.T) {
+	for _, sched := range []string{"dmda", "dmdas", "eager"} {
+		dir := t.TempDir()
+		code, out, errs := runCLI("run", "--n", "7680", "--sched", sched, "--json", "--trace-rec", dir)
+		require.Equal(t, 0, code, errs)
+		var a, b struct {
+			MakespanS float64 `json:"makespan_s"`
+			NTasks    int     `json:"ntasks"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &a))
+		code, out, errs = runCLI("replay", dir, "--sched", sched, "--json", "--check")
+		require.Equal(t, 0, code, errs)
+		require.NoError(t, json.Unmarshal([]byte(out), &b))
+		assert.Equal(t, a.NTasks, b.NTasks)
+		assert.InEpsilon(t, a.MakespanS, b.MakespanS, 1e-3, sched)
+	}
+	code, _, errs := runCLI("replay", "testdata/small.platform.xml")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "small.platform.xml:")
 }

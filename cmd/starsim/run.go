@@ -144,6 +144,11 @@ func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
 	if err != nil {
 		return nil, &usageError{err.Error()}
 	}
+	return f.simulate(stderr, cal.RuntimeMachine(), g)
+}
+
+// simulate runs g on m with the run flags' options, explain log and traces.
+func (f *runFlags) simulate(stderr io.Writer, m *runtime.Machine, g *runtime.Graph) (*runtime.Result, error) {
 	opts := runtime.DefaultOptions()
 	opts.Sched, opts.NCPU, opts.NCUDA, opts.Seed, opts.Check = f.sched, f.ncpu, f.ncuda, f.seed, f.check
 	opts.GPUMemLimitBytes, opts.NoPrefetch = f.gpuMem, f.noPrefetch
@@ -181,7 +186,7 @@ func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
 	if tr != nil {
 		opts.Observer = tr.observer
 	}
-	sim, err := runtime.New(cal.RuntimeMachine(), g, opts)
+	sim, err := runtime.New(m, g, opts)
 	if err != nil {
 		tr.close()
 		return nil, err

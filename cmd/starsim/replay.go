@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/starsim/starsim/traces"
+)
+
+const replayDoc = `
+Re-runs a recorded task graph, as starpu_replay does: every task of
+TASKS.rec (a file, or a directory holding tasks.rec) with its model symbol,
+footprint, priority, data (by handle, recorded size and access mode),
+DependsOn plus implicit data dependencies, in submission order, under any
+scheduler. Model names of both StarPU generations (chol_model_11/21/22 and
+chol_model_potrf/trsm/syrk/gemm, LU likewise, with or without a BLAS suffix
+such as _openblas) are matched to the calibration; a model it lacks runs on
+its recorded worker for its recorded length. Output as for run.`
+
+func runReplay(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("replay", "TASKS.rec", replayDoc, stderr)
+	f := runFlags{explainTask: -1}
+	fs.StringVar(&f.calib, "calib", "", "calibration file (*.calib.json)")
+	fs.StringVar(&f.starpuDir, "starpu", "", "StarPU sampling directory (instead of --calib)")
+	fs.StringVar(&f.host, "host", "", "host name in the StarPU directory")
+	fs.StringVar(&f.sched, "sched", "", "scheduler (default dmda)")
+	fs.IntVar(&f.ncpu, "ncpu", -1, "CPU workers (default: cores - GPUs)")
+	fs.IntVar(&f.ncuda, "ncuda", -1, "GPU workers (default: all GPUs)")
+	fs.StringVar(&f.durations, "durations", "mean", "kernel durations: mean, normal or histogram")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice")
+	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
+	fs.BoolVar(&f.check, "check", false, "verify the run's invariants")
+	static := fs.Bool("static-workerid", false, "pin every task to the worker that ran it")
+	fs.StringVar(&f.tracePaje, "trace-paje", "", "write a Paje trace to FILE")
+	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace to FILE")
+	fs.StringVar(&f.traceRec, "trace-rec", "", "write tasks.rec and data.rec into DIR")
+	f.command = "starsim replay " + strings.Join(args, " ")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return &usageError{"want exactly one TASKS.rec (file or directory)"}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if err := f.applyEnv(set); err != nil {
+		return err
+	}
+	path := pos[0]
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "tasks.rec")
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	recs, err := traces.ReadTasksRec(fh, path)
+	fh.Close()
+	if err != nil {
+		return err
+	}
+	cal, err := loadCalibration(f.calib, f.starpuDir, f.host, stderr)
+	if err != nil {
+		return err
+	}
+	symbols := map[string]bool{}
+	for _, k := range cal.Kernels {
+		symbols[k.Model] = true
+	}
+	g, warn, err := traces.Graph(recs, traces.ReplayOptions{StaticWorkerID: *static, HasModel: func(s string) bool { return symbols[s] }})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for _, w := range warn {
+		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
+	}
+	g.Name = "replay of " + pos[0]
+	res, err := f.simulate(stderr, cal.RuntimeMachine(), g)
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return printResult(stdout, res)
+}
