@@ -35,6 +35,7 @@ func commands() []command {
 		{"replay", "re-run a recorded tasks.rec under any scheduler (starpu_replay)", runReplay},
 		{"sweep", "run many predictions (sizes, schedulers, what-if machines); CSV, JSON, plots, shards", runSweep},
 		{"netsim", "simulate flows on a fluid network", runNetsim},
+		{"compare", "compare two traces (native vs simulated): makespan, kernels, workers, transfers, distributions", runCompare},
 		{"version", "print the version", func(_ []string, out, _ io.Writer) error {
 			_, err := fmt.Fprintf(out, "starsim %s\n", version)
 			return err

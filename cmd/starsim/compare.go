@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/starsim/starsim/traces"
+)
+
+const compareDoc = `
+Compares two traces of the same application, A (the reference, e.g. a native
+StarPU run) and B (e.g. starsim's prediction of it): makespan and GFlop/s,
+per-kernel counts and times (per worker type, cpu or cuda), per-worker busy
+and idle time, transfers per direction, and per-kernel duration
+distributions (quantiles and the two-sample Kolmogorov-Smirnov distance).
+Relative errors are (B - A) / A.
+
+A and B are each a tasks.rec file, a directory holding tasks.rec (and
+data.rec, from which transfers are inferred), or a starsim Chrome JSON
+trace (run --trace-chrome; exact transfers). The format is told by the
+content. Times are ms; the makespan runs from the first task start to the
+last task end.`
+
+func runCompare(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("compare", "A B", compareDoc, stderr)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	plotPath := fs.String("plot", "", "write a Gantt chart of both traces (A on top, B below) to FILE (.png or .svg)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return &usageError{fmt.Sprintf("want two traces A B, got %d argument(s)", len(pos))}
+	}
+	a, err := traces.LoadTrace(pos[0])
+	if err != nil {
+		return err
+	}
+	b, err := traces.LoadTrace(pos[1])
+	if err != nil {
+		return err
+	}
+	rep := traces.Compare(a, b)
+	if *plotPath != "" {
+		if err := traces.SaveGantt(a, b, *plotPath); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return rep.WriteText(stdout)
+}
