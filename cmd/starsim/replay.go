@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/starsim/starsim/traces"
 )
@@ -24,33 +21,15 @@ its recorded worker for its recorded length. Output as for run.`
 
 func runReplay(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("replay", "TASKS.rec", replayDoc, stderr)
-	f := runFlags{explainTask: -1}
-	fs.StringVar(&f.calib, "calib", "", "calibration file (*.calib.json)")
-	fs.StringVar(&f.starpuDir, "starpu", "", "StarPU sampling directory (instead of --calib)")
-	fs.StringVar(&f.host, "host", "", "host name in the StarPU directory")
-	fs.StringVar(&f.sched, "sched", "", "scheduler (default dmda)")
-	fs.IntVar(&f.ncpu, "ncpu", -1, "CPU workers (default: cores - GPUs)")
-	fs.IntVar(&f.ncuda, "ncuda", -1, "GPU workers (default: all GPUs)")
-	fs.StringVar(&f.durations, "durations", "mean", "kernel durations: mean, normal or histogram")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice")
-	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
-	fs.BoolVar(&f.check, "check", false, "verify the run's invariants")
+	f := runFlags{}
+	f.register(fs, "replay", args)
 	static := fs.Bool("static-workerid", false, "pin every task to the worker that ran it")
-	fs.StringVar(&f.tracePaje, "trace-paje", "", "write a Paje trace to FILE")
-	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace to FILE")
-	fs.StringVar(&f.traceRec, "trace-rec", "", "write tasks.rec and data.rec into DIR")
-	f.command = "starsim replay " + strings.Join(args, " ")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := f.parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return &usageError{"want exactly one TASKS.rec (file or directory)"}
-	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	if err := f.applyEnv(set); err != nil {
-		return err
 	}
 	path := pos[0]
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -85,10 +64,5 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if f.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
-	return printResult(stdout, res)
+	return f.print(stdout, res)
 }

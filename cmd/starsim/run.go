@@ -52,20 +52,38 @@ type runFlags struct {
 
 func runRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", "", runDoc, stderr)
-	var f runFlags
-	fs.StringVar(&f.calib, "calib", "", "calibration file (*.calib.json)")
-	fs.StringVar(&f.starpuDir, "starpu", "", "StarPU sampling directory (instead of --calib)")
-	fs.StringVar(&f.host, "host", "", "host name in the StarPU directory")
+	f := runFlags{}
+	f.register(fs, "run", args)
 	fs.StringVar(&f.app, "app", "cholesky", "application: cholesky or lu")
 	fs.IntVar(&f.n, "n", 9600, "matrix order N")
 	fs.IntVar(&f.block, "block", 960, "tile size (N must be a multiple)")
+	fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
+	fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
+	pos, err := f.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
+	}
+	res, err := f.run(stderr)
+	if err != nil {
+		return err
+	}
+	return f.print(stdout, res)
+}
+
+// register declares the flags run and replay share: machine, workers,
+// scheduler, durations, outputs, decision log and traces.
+func (f *runFlags) register(fs *flag.FlagSet, cmd string, args []string) {
+	fs.StringVar(&f.calib, "calib", "", "calibration file (*.calib.json)")
+	fs.StringVar(&f.starpuDir, "starpu", "", "StarPU sampling directory (instead of --calib)")
+	fs.StringVar(&f.host, "host", "", "host name in the StarPU directory")
 	fs.StringVar(&f.sched, "sched", "", "scheduler: "+strings.Join(runtime.SchedulerNames(), ", ")+" (default dmda)")
 	fs.IntVar(&f.ncpu, "ncpu", -1, "CPU workers (default: cores - GPUs)")
 	fs.IntVar(&f.ncuda, "ncuda", -1, "GPU workers (default: all GPUs)")
 	fs.StringVar(&f.durations, "durations", "mean", "kernel durations: mean, normal or histogram (seeded)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice")
-	fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
-	fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fs.BoolVar(&f.check, "check", false, "verify the run's invariants (dependencies, memory, data validity)")
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
@@ -77,29 +95,28 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.tracePaje, "trace-paje", "", "write a Paje trace (StarPU's vocabulary; ViTE, pajeng, StarVZ) to FILE")
 	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace (JSON) to FILE")
 	fs.StringVar(&f.traceRec, "trace-rec", "", "write StarPU's tasks.rec and data.rec into DIR")
-	f.command = "starsim run " + strings.Join(args, " ")
+	f.command = "starsim " + cmd + " " + strings.Join(args, " ")
+}
+
+// parse parses args and applies StarPU's environment to the flags not given.
+func (f *runFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
+		return nil, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	if err := f.applyEnv(set); err != nil {
-		return err
-	}
-	res, err := f.run(stderr)
-	if err != nil {
-		return err
-	}
+	return pos, f.applyEnv(set)
+}
+
+// print writes a result as JSON or tables.
+func (f *runFlags) print(w io.Writer, res *runtime.Result) error {
 	if f.asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	return printResult(stdout, res)
+	return printResult(w, res)
 }
 
 // applyEnv honours StarPU's environment variables for flags not given.
