@@ -37,6 +37,9 @@ type replica struct {
 	incoming  *request
 	evicting  bool
 	wontUse   bool
+	// shared mirrors h.nvalid >= 2 so that the reclaim scan, which walks
+	// long LRU lists, decides "valid elsewhere" without touching the handle.
+	shared bool
 	// LRU list of the node's allocated replicas (head: evicted first).
 	prev, next *replica
 	list       *lruList
@@ -280,7 +283,7 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 	for _, l := range lists {
 		for r := l.head; r != nil && need > 0; {
 			next := r.next
-			if evictable(r) && (r.state == invalid || s.validElsewhere(r)) {
+			if evictable(r) && (r.state == invalid || r.shared) {
 				need -= r.h.h.SizeBytes
 				s.explainEviction(r, "drop", forH, lvl)
 				s.free(r)
@@ -309,14 +312,6 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 	return node.used+size <= node.capacity
 }
 
-func (s *Simulator) validElsewhere(r *replica) bool {
-	n := r.h.nvalid
-	if r.state != invalid && r.allocated {
-		n--
-	}
-	return n > 0
-}
-
 func (s *Simulator) free(r *replica) {
 	node := s.nodes[r.node]
 	node.remove(r)
@@ -333,6 +328,15 @@ func (s *Simulator) free(r *replica) {
 	r.wontUse = false
 	s.stats.Evictions++
 	s.obs.Memory(s.eng.NowS(), node.name, "evict", r.h.h)
+}
+
+// validElsewhere reports whether another node holds a valid copy of r's data.
+func (s *Simulator) validElsewhere(r *replica) bool {
+	n := r.h.nvalid
+	if r.state != invalid && r.allocated {
+		n--
+	}
+	return n > 0
 }
 
 // writeBack copies an owned replica home before freeing it.
@@ -722,10 +726,16 @@ func (s *Simulator) predictUS(src, dst int, size int64) float64 {
 func (s *Simulator) setState(h *handleState, n int, st msi) {
 	r := &h.reps[n]
 	if r.allocated {
+		was := h.nvalid >= 2
 		if r.state == invalid && st != invalid {
 			h.nvalid++
 		} else if r.state != invalid && st == invalid {
 			h.nvalid--
+		}
+		if now := h.nvalid >= 2; now != was {
+			for m := range h.reps {
+				h.reps[m].shared = now
+			}
 		}
 	}
 	if n == 0 && (r.state == invalid) != (st == invalid) {
