@@ -40,6 +40,10 @@ type replica struct {
 	// shared mirrors h.nvalid >= 2 so that the reclaim scan, which walks
 	// long LRU lists, decides "valid elsewhere" without touching the handle.
 	shared bool
+	// stamp orders the node's LRU lists (head smallest); droppable says r
+	// is in its list's droppable index.
+	stamp     int64
+	droppable bool
 	// LRU list of the node's allocated replicas (head: evicted first).
 	prev, next *replica
 	list       *lruList
@@ -89,6 +93,9 @@ type memNode struct {
 	// node: idle requests wait until it is 0 (StarPU processes idle
 	// requests only when nothing else is pending).
 	active int
+	// tailStamp and headStamp are the last stamps given by pushTail
+	// (increasing) and moveHead (decreasing), so stamps follow list order.
+	tailStamp, headStamp int64
 }
 
 // direction is the FIFO of copies from one node to another: StarPU's
@@ -272,6 +279,11 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 	if node.noVictim[lvl] == node.evictGen+1 {
 		return false
 	}
+	if s.opts.Check {
+		if err := node.checkLRU(); err != nil {
+			s.fail(err)
+		}
+	}
 	found := false
 	evictable := func(r *replica) bool {
 		return r.refs == 0 && r.incoming == nil && !r.evicting && !(lvl >= levelTaskPrefetch && r.protect > 0)
@@ -280,16 +292,20 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 	if lvl == levelFetch {
 		lists = append(lists, &node.prot)
 	}
+	// Pass 1 walks the droppable index (copies that are invalid or valid
+	// elsewhere, in LRU order), not the whole list: most of a full device's
+	// copies are sole owners that only pass 2 may take.
 	for _, l := range lists {
-		for r := l.head; r != nil && need > 0; {
-			next := r.next
-			if evictable(r) && (r.state == invalid || r.shared) {
-				need -= r.h.h.SizeBytes
-				s.explainEviction(r, "drop", forH, lvl)
-				s.free(r)
-				found = true
+		for i := 0; i < len(l.droppable) && need > 0; {
+			r := l.droppable[i]
+			if !evictable(r) {
+				i++
+				continue
 			}
-			r = next
+			need -= r.h.h.SizeBytes
+			s.explainEviction(r, "drop", forH, lvl)
+			s.free(r) // removes r from l.droppable[i]
+			found = true
 		}
 	}
 	if lvl == levelFetch {
@@ -577,7 +593,70 @@ func (s *Simulator) applyWontUse(h *handleState) {
 // task prefetch (prefetches never evict those, so their reclaims need not
 // look at them).
 
-type lruList struct{ head, tail *replica }
+type lruList struct {
+	head, tail *replica
+	// droppable holds the list's copies that are invalid or valid on
+	// another node, sorted by stamp: what a reclaim may drop without a
+	// write-back.
+	droppable []*replica
+}
+
+// reindex puts r in, or takes it out of, its list's droppable index after
+// its list, state or sharing changed.
+func (n *memNode) reindex(r *replica) {
+	want := r.list != nil && (r.state == invalid || r.shared)
+	if want == r.droppable {
+		return
+	}
+	r.droppable = want
+	if want {
+		d := r.list.droppable
+		i := sort.Search(len(d), func(i int) bool { return d[i].stamp > r.stamp })
+		d = append(d, nil)
+		copy(d[i+1:], d[i:])
+		d[i] = r
+		r.list.droppable = d
+		return
+	}
+	n.unindex(r)
+}
+
+// checkLRU verifies that each list's stamps increase from head to tail and
+// that its droppable index is exactly its invalid or shared copies, in order.
+func (n *memNode) checkLRU() error {
+	for _, l := range []*lruList{&n.main, &n.prot} {
+		var want []*replica
+		for r := l.head; r != nil; r = r.next {
+			if r.next != nil && r.next.stamp <= r.stamp {
+				return fmt.Errorf("check: LRU list of %s out of order at %s", n.name, r.h.h.Name)
+			}
+			if r.state == invalid || r.shared {
+				want = append(want, r)
+			}
+		}
+		if len(want) != len(l.droppable) {
+			return fmt.Errorf("check: %s indexes %d droppable copies, its list has %d", n.name, len(l.droppable), len(want))
+		}
+		for i := range want {
+			if want[i] != l.droppable[i] {
+				return fmt.Errorf("check: droppable index of %s differs from its list at position %d", n.name, i)
+			}
+		}
+	}
+	return nil
+}
+
+// unindex takes r out of its list's droppable index.
+func (n *memNode) unindex(r *replica) {
+	d := r.list.droppable
+	i := sort.Search(len(d), func(i int) bool { return d[i].stamp >= r.stamp })
+	if i == len(d) || d[i] != r {
+		panic("runtime: droppable index out of order")
+	}
+	copy(d[i:], d[i+1:])
+	d[len(d)-1] = nil
+	r.list.droppable = d[:len(d)-1]
+}
 
 func (l *lruList) pushTail(r *replica) {
 	r.prev, r.next, r.list = l.tail, nil, l
@@ -621,10 +700,19 @@ func (n *memNode) listFor(r *replica) *lruList {
 	return &n.main
 }
 
-func (n *memNode) pushTail(r *replica) { n.listFor(r).pushTail(r) }
+func (n *memNode) pushTail(r *replica) {
+	n.tailStamp++
+	r.stamp = n.tailStamp
+	n.listFor(r).pushTail(r)
+	n.reindex(r)
+}
 
 func (n *memNode) remove(r *replica) {
 	if r.list != nil {
+		if r.droppable {
+			n.unindex(r)
+			r.droppable = false
+		}
 		r.list.remove(r)
 	}
 }
@@ -635,14 +723,14 @@ func (n *memNode) touch(r *replica) {
 		return
 	}
 	r.wontUse = false
-	r.list.remove(r)
+	n.remove(r)
 	n.pushTail(r)
 }
 
 // relist moves r to the list its protection says, as most recently used.
 func (n *memNode) relist(r *replica) {
 	if r.list != nil && r.list != n.listFor(r) {
-		r.list.remove(r)
+		n.remove(r)
 		n.pushTail(r)
 	}
 }
@@ -651,8 +739,11 @@ func (n *memNode) moveHead(r *replica) {
 	if r.list == nil {
 		return
 	}
-	r.list.remove(r)
+	n.remove(r)
+	n.headStamp--
+	r.stamp = n.headStamp
 	n.listFor(r).pushHead(r)
+	n.reindex(r)
 }
 
 // pitchedPayload returns the bytes to send on route so that, alone, the copy
@@ -735,6 +826,9 @@ func (s *Simulator) setState(h *handleState, n int, st msi) {
 		if now := h.nvalid >= 2; now != was {
 			for m := range h.reps {
 				h.reps[m].shared = now
+				if m != n {
+					s.nodes[m].reindex(&h.reps[m])
+				}
 			}
 		}
 	}
@@ -750,6 +844,7 @@ func (s *Simulator) setState(h *handleState, n int, st msi) {
 		}
 	}
 	r.state = st
+	s.nodes[n].reindex(r)
 }
 
 // Clean-buffer targets of StarPU's memchunk tidy (STARPU_MINIMUM_CLEAN_BUFFERS

@@ -729,6 +729,9 @@ func (s *Simulator) finalCheck() error {
 		}
 	}
 	for n := 1; n < len(s.nodes); n++ {
+		if err := s.nodes[n].checkLRU(); err != nil {
+			return err
+		}
 		if used[n] != s.nodes[n].used {
 			return fmt.Errorf("check: node %s accounts %d bytes, its copies hold %d", s.nodes[n].name, s.nodes[n].used, used[n])
 		}
