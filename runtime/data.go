@@ -96,6 +96,9 @@ type memNode struct {
 	// tailStamp and headStamp are the last stamps given by pushTail
 	// (increasing) and moveHead (decreasing), so stamps follow list order.
 	tailStamp, headStamp int64
+	// indexed: the lists' droppable indexes are kept. They are built at
+	// the node's first reclaim, so nodes that never fill pay nothing.
+	indexed bool
 }
 
 // direction is the FIFO of copies from one node to another: StarPU's
@@ -279,6 +282,9 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 	if node.noVictim[lvl] == node.evictGen+1 {
 		return false
 	}
+	if !node.indexed {
+		node.buildIndex()
+	}
 	if s.opts.Check {
 		if err := node.checkLRU(); err != nil {
 			s.fail(err)
@@ -296,15 +302,15 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 	// elsewhere, in LRU order), not the whole list: most of a full device's
 	// copies are sole owners that only pass 2 may take.
 	for _, l := range lists {
-		for i := 0; i < len(l.droppable) && need > 0; {
-			r := l.droppable[i]
-			if !evictable(r) {
-				i++
+		l.compact()
+		for i := 0; i < len(l.drop) && need > 0; i++ {
+			e := l.drop[i]
+			if !e.live() || !evictable(e.r) {
 				continue
 			}
-			need -= r.h.h.SizeBytes
-			s.explainEviction(r, "drop", forH, lvl)
-			s.free(r) // removes r from l.droppable[i]
+			need -= e.r.h.h.SizeBytes
+			s.explainEviction(e.r, "drop", forH, lvl)
+			s.free(e.r) // leaves a dead entry: l.drop keeps its indices
 			found = true
 		}
 	}
@@ -595,30 +601,82 @@ func (s *Simulator) applyWontUse(h *handleState) {
 
 type lruList struct {
 	head, tail *replica
-	// droppable holds the list's copies that are invalid or valid on
-	// another node, sorted by stamp: what a reclaim may drop without a
-	// write-back.
-	droppable []*replica
+	// drop indexes the list's copies that are invalid or valid on another
+	// node (what a reclaim may drop without a write-back), sorted by
+	// stamp. Removal only marks an entry dead, so that removing stays O(1)
+	// and a reclaim can free copies while it walks the index.
+	drop []dropEntry
+	dead int // dead entries in drop
+}
+
+// dropEntry is r as indexed at stamp; it is dead once r left the index
+// or got a new stamp.
+type dropEntry struct {
+	stamp int64
+	r     *replica
+}
+
+func (e dropEntry) live() bool { return e.r.droppable && e.r.stamp == e.stamp }
+
+// compact removes dead entries once they are the majority.
+func (l *lruList) compact() {
+	if l.dead < 64 || 2*l.dead < len(l.drop) {
+		return
+	}
+	k := 0
+	for _, e := range l.drop {
+		if e.live() {
+			l.drop[k] = e
+			k++
+		}
+	}
+	clear(l.drop[k:])
+	l.drop, l.dead = l.drop[:k], 0
 }
 
 // reindex puts r in, or takes it out of, its list's droppable index after
 // its list, state or sharing changed.
 func (n *memNode) reindex(r *replica) {
-	want := r.list != nil && (r.state == invalid || r.shared)
+	want := n.indexed && r.list != nil && (r.state == invalid || r.shared)
 	if want == r.droppable {
 		return
 	}
-	r.droppable = want
-	if want {
-		d := r.list.droppable
-		i := sort.Search(len(d), func(i int) bool { return d[i].stamp > r.stamp })
-		d = append(d, nil)
-		copy(d[i+1:], d[i:])
-		d[i] = r
-		r.list.droppable = d
+	l := r.list
+	if !want {
+		r.droppable = false
+		l.dead++
 		return
 	}
-	n.unindex(r)
+	l.compact() // before r counts as droppable: its dead entry must stay dead
+	r.droppable = true
+	d := l.drop
+	if len(d) == 0 || d[len(d)-1].stamp < r.stamp { // pushTail: the usual case
+		l.drop = append(d, dropEntry{r.stamp, r})
+		return
+	}
+	i := sort.Search(len(d), func(i int) bool { return d[i].stamp >= r.stamp })
+	if i < len(d) && d[i].stamp == r.stamp { // r's own dead entry: revive it
+		l.dead--
+		return
+	}
+	d = append(d, dropEntry{})
+	copy(d[i+1:], d[i:])
+	d[i] = dropEntry{r.stamp, r}
+	l.drop = d
+}
+
+// buildIndex starts keeping the droppable indexes, from the lists as they
+// are (their stamps already increase from head to tail).
+func (n *memNode) buildIndex() {
+	n.indexed = true
+	for _, l := range []*lruList{&n.main, &n.prot} {
+		for r := l.head; r != nil; r = r.next {
+			if r.state == invalid || r.shared {
+				r.droppable = true
+				l.drop = append(l.drop, dropEntry{r.stamp, r})
+			}
+		}
+	}
 }
 
 // checkLRU verifies that each list's stamps increase from head to tail and
@@ -630,32 +688,35 @@ func (n *memNode) checkLRU() error {
 			if r.next != nil && r.next.stamp <= r.stamp {
 				return fmt.Errorf("check: LRU list of %s out of order at %s", n.name, r.h.h.Name)
 			}
-			if r.state == invalid || r.shared {
+			if n.indexed && (r.state == invalid || r.shared) {
 				want = append(want, r)
 			}
 		}
-		if len(want) != len(l.droppable) {
-			return fmt.Errorf("check: %s indexes %d droppable copies, its list has %d", n.name, len(l.droppable), len(want))
+		var live []*replica
+		for i, e := range l.drop {
+			if i > 0 && e.stamp <= l.drop[i-1].stamp {
+				return fmt.Errorf("check: droppable index of %s out of order at position %d", n.name, i)
+			}
+			if e.live() {
+				if e.r.list != l {
+					return fmt.Errorf("check: droppable index of %s holds %s from another list", n.name, e.r.h.h.Name)
+				}
+				live = append(live, e.r)
+			}
+		}
+		if len(l.drop)-len(live) != l.dead {
+			return fmt.Errorf("check: droppable index of %s counts %d dead entries, holds %d", n.name, l.dead, len(l.drop)-len(live))
+		}
+		if len(want) != len(live) {
+			return fmt.Errorf("check: %s indexes %d droppable copies, its list has %d", n.name, len(live), len(want))
 		}
 		for i := range want {
-			if want[i] != l.droppable[i] {
+			if want[i] != live[i] {
 				return fmt.Errorf("check: droppable index of %s differs from its list at position %d", n.name, i)
 			}
 		}
 	}
 	return nil
-}
-
-// unindex takes r out of its list's droppable index.
-func (n *memNode) unindex(r *replica) {
-	d := r.list.droppable
-	i := sort.Search(len(d), func(i int) bool { return d[i].stamp >= r.stamp })
-	if i == len(d) || d[i] != r {
-		panic("runtime: droppable index out of order")
-	}
-	copy(d[i:], d[i+1:])
-	d[len(d)-1] = nil
-	r.list.droppable = d[:len(d)-1]
 }
 
 func (l *lruList) pushTail(r *replica) {
@@ -710,8 +771,8 @@ func (n *memNode) pushTail(r *replica) {
 func (n *memNode) remove(r *replica) {
 	if r.list != nil {
 		if r.droppable {
-			n.unindex(r)
 			r.droppable = false
+			r.list.dead++
 		}
 		r.list.remove(r)
 	}
