@@ -94,6 +94,44 @@ func TestMemoryPressure(t *testing.T) {
 	}
 }
 
+// TestGPUMemoryTooSmall: a limit below one task's data is refused before
+// the run, naming the GPU, task and bytes; a limit that fits one task but not
+// the two a GPU holds at once ends in a deadlock that says memory is why.
+func TestGPUMemoryTooSmall(t *testing.T) {
+	const tile = 960 * 960 * 4
+	m := calibrate.Default().RuntimeMachine()
+	for _, tc := range []struct {
+		name           string
+		limitBytes     int64
+		newErr, runErr string
+	}{
+		{"below one tile", 1024, "memory of CUDA0 (1024 bytes) cannot hold the data of task 0 (POTRF), 3686400 bytes at once", ""},
+		{"below one GEMM", 3*tile - 1, "cannot hold the data of task 11 (GEMM), 11059200 bytes at once", ""},
+		{"one GEMM exactly", 3 * tile, "", "wait for memory on CUDA0 (11059200 of 11059200 bytes in use)"},
+		{"four tiles", 4 * tile, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, PrioritySched: "dmdas"})
+			require.NoError(t, err)
+			o := opts("dmdas")
+			o.GPUMemLimitBytes = tc.limitBytes
+			s, err := runtime.New(m, g, o)
+			if tc.newErr != "" {
+				require.ErrorContains(t, err, tc.newErr)
+				return
+			}
+			require.NoError(t, err)
+			_, err = s.Run()
+			if tc.runErr != "" {
+				require.ErrorContains(t, err, "deadlock")
+				require.ErrorContains(t, err, tc.runErr)
+				return
+			}
+			require.NoError(t, err)
+		})
+	}
+}
+
 // TestWorkerCounts: --ncpu/--ncuda select the workers.
 func TestWorkerCounts(t *testing.T) {
 	cal := calibrate.Default()

@@ -278,6 +278,27 @@ func (s *Simulator) route(src, dst int) *emulator.Route { return s.routes[src][d
 
 func (s *Simulator) dir(src, dst int) *direction { return s.dirs[src][dst] }
 
+// checkFits fails when a task's data cannot be on a GPU at once: such a
+// run could only end in a deadlock.
+func (s *Simulator) checkFits(t *TaskState) error {
+	var need int64
+	for k, h := range t.handles {
+		dup := false
+		for _, g := range t.handles[:k] {
+			dup = dup || g == h
+		}
+		if !dup {
+			need += h.h.SizeBytes
+		}
+	}
+	for _, n := range s.nodes[1:] {
+		if n.capacity > 0 && need > n.capacity {
+			return fmt.Errorf("memory of %s (%d bytes) cannot hold the data of task %d (%s), %d bytes at once: raise the GPU memory limit", n.name, n.capacity, t.id, t.spec.Name, need)
+		}
+	}
+	return nil
+}
+
 func (s *Simulator) parseDir(d string) ([2]int, bool) {
 	src, dst, ok := strings.Cut(d, "->")
 	if !ok {
@@ -315,6 +336,9 @@ func (s *Simulator) buildGraph() error {
 			}
 			ts.handles = append(ts.handles, s.handles[a.Handle])
 			ts.modes = append(ts.modes, a.Mode)
+		}
+		if err := s.checkFits(ts); err != nil {
+			return err
 		}
 		runnable := false
 		ts.stats = make([]*KernelStats, len(s.workers))
@@ -380,7 +404,17 @@ func (s *Simulator) Run() (*Result, error) {
 		return nil, s.checkErr
 	}
 	if s.ndone != len(s.tasks) {
-		return nil, fmt.Errorf("deadlock: %d of %d tasks done at t=%.6f s", s.ndone, len(s.tasks), s.eng.NowS())
+		var waiting []string
+		for _, n := range s.nodes {
+			if len(n.waiting) > 0 || n.stalled {
+				waiting = append(waiting, fmt.Sprintf("%s (%d of %d bytes in use)", n.name, n.used, n.capacity))
+			}
+		}
+		hint := ""
+		if len(waiting) > 0 {
+			hint = "; copies or allocations wait for memory on " + strings.Join(waiting, ", ") + ": the limit is too small for the tasks a GPU holds at once"
+		}
+		return nil, fmt.Errorf("deadlock: %d of %d tasks done at t=%.6f s%s", s.ndone, len(s.tasks), s.eng.NowS(), hint)
 	}
 	if s.opts.Check {
 		if err := s.finalCheck(); err != nil {
