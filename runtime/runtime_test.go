@@ -96,7 +96,8 @@ func TestMemoryPressure(t *testing.T) {
 
 // TestGPUMemoryTooSmall: a limit below one task's data is refused before
 // the run, naming the GPU, task and bytes; a limit that fits one task but not
-// the two a GPU holds at once ends in a deadlock that says memory is why.
+// the two a GPU holds at once ends, today, in a deadlock whose error says
+// memory is why (a known limitation: see issue 4's notes).
 func TestGPUMemoryTooSmall(t *testing.T) {
 	const tile = 960 * 960 * 4
 	m := calibrate.Default().RuntimeMachine()
