@@ -37,8 +37,8 @@ type replica struct {
 	incoming  *request
 	evicting  bool
 	wontUse   bool
-	// shared mirrors h.nvalid >= 2 so that the reclaim scan, which walks
-	// long LRU lists, decides "valid elsewhere" without touching the handle.
+	// shared mirrors h.nvalid >= 2: a valid copy that is shared is valid
+	// elsewhere too, so a reclaim may drop it (see reindex).
 	shared bool
 	// stamp orders the node's LRU lists (head smallest); droppable says r
 	// is in its list's droppable index.
