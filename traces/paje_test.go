@@ -3,7 +3,6 @@ package traces
 import (
 	"bufio"
 	"bytes"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,19 +17,6 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
 )
-
-// -update rewrites the golden files; registered only if no other test file
-// of the package has done it.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files in testdata")
-	}
-}
-
-func traceUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 var traceHeader = Header{Tool: "starsim", Version: "test", Command: "starsim run --app cholesky", Seed: 7}
 
@@ -293,7 +279,7 @@ func TestPajeGolden(t *testing.T) {
 	}, []string{"RAM", "CUDA0"})
 	require.NoError(t, p.Close())
 	golden := filepath.Join("testdata", "paje-header.golden")
-	if traceUpdate() {
+	if *update {
 		require.NoError(t, os.MkdirAll("testdata", 0o755))
 		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
 	}

@@ -3,7 +3,6 @@ package traces
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -18,20 +17,6 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
 )
-
-// The -update flag rewrites golden files. It is registered in init (after
-// every package-level variable of the package's test files), and only if
-// no other test file of the package has registered it.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files in testdata")
-	}
-}
-
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // timesObs records every task's times (s) as the writer sees them.
 type timesObs struct {
@@ -234,7 +219,7 @@ func TestRecWriterGolden(t *testing.T) {
 		got  []byte
 	}{{"rec-tiny-tasks.golden", tasks.Bytes()}, {"rec-tiny-data.golden", data.Bytes()}} {
 		path := filepath.Join("testdata", c.file)
-		if updateGolden() {
+		if *update {
 			require.NoError(t, os.WriteFile(path, c.got, 0o644))
 		}
 		want, err := os.ReadFile(path)
