@@ -176,3 +176,29 @@ func TestPostRecyclesEvents(t *testing.T) {
 	e.Run()
 	assert.Equal(t, 5, got[len(got)-1])
 }
+
+// TestPostCallInterleaves: typed events run in (time, seq) order with
+// closure events, receive their argument, and are recycled without
+// allocating once the pool is warm.
+func TestPostCallInterleaves(t *testing.T) {
+	e := NewEngine()
+	var got []int
+	rec := func(arg int) { got = append(got, arg) }
+	e.PostCall(2, rec, 20)
+	e.Post(1, func() { got = append(got, 10) })
+	e.PostCall(1, rec, 11)
+	e.Schedule(1, func() {
+		got = append(got, 12)
+		e.PostCallAfter(0, rec, 13)
+	})
+	e.Run()
+	assert.Equal(t, []int{10, 11, 12, 13, 20}, got)
+	sum := 0
+	add := func(arg int) { sum += arg }
+	allocs := testing.AllocsPerRun(100, func() {
+		e.PostCallAfter(1, add, 1)
+		e.Run()
+	})
+	assert.Zero(t, allocs, "a warm pool posts typed events without allocating")
+	assert.Equal(t, 101, sum, "AllocsPerRun runs once more to warm up")
+}

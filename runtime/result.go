@@ -83,7 +83,13 @@ func (s *Simulator) result() *Result {
 		res.GFlops = s.g.TotalFlops / mk / 1e9
 	}
 	for _, w := range s.workers {
-		wr := WorkerResult{Name: w.Name, Arch: w.Arch, NTasks: w.ntasks, ByKernel: w.perKernel}
+		byKernel := map[string]int{}
+		for k, n := range w.perKernel {
+			if n > 0 {
+				byKernel[s.kernelNames[k]] = n
+			}
+		}
+		wr := WorkerResult{Name: w.Name, Arch: w.Arch, NTasks: w.ntasks, ByKernel: byKernel}
 		if mk > 0 {
 			wr.BusyPct = 100 * w.busyS / mk
 			wr.WaitPct = 100 * w.waitS / mk

@@ -36,7 +36,7 @@ type Worker struct {
 	busyS        float64      // time executing kernels
 	waitS        float64      // time holding tasks, none running: waiting for data
 	stateAt      float64      // when waitS was last brought up to date
-	perKernel    map[string]int
+	perKernel    []int        // tasks run, by Simulator.kernelNames index
 	intervals    [][2]float64 // kernel [start, end), with SampleIntervalS only
 	state        string       // last state reported to the observer
 	stateTask    *TaskState
@@ -47,9 +47,11 @@ type Worker struct {
 type TaskState struct {
 	spec     *Task
 	id       int
-	npending int // unfinished dependencies (+1 until submitted)
-	succ     []*TaskState
+	npending int          // unfinished dependencies (+1 until submitted)
+	succHead int32        // first successor edge (index in Simulator.edges); -1: none
+	succTail int32        // last successor edge, where the next one is appended
 	preds    []*TaskState // every dependency, finished or not
+	kernel   int          // index of spec.Name in Simulator.kernelNames
 	worker   *Worker
 	handles  []*handleState
 	modes    []Mode
@@ -98,6 +100,23 @@ type Simulator struct {
 	checkErr    error
 	stats       Stats
 	seq         uint64
+
+	// Successor lists, as singly linked edges in one slice: a task's
+	// successors arrive over time, and one slice per task would cost an
+	// allocation each.
+	edges []succEdge
+	// predArena backs the tasks' preds slices, chunk by chunk.
+	predArena   []*TaskState
+	kernelNames []string // distinct task names, for per-worker counts
+
+	// Event actions bound once, so posting them allocates nothing.
+	submitCall, pushCall, popCall, readyCall, endCall func(int)
+}
+
+// succEdge is one dependency edge in a successor list.
+type succEdge struct {
+	task int32 // the successor's index
+	next int32 // the next edge of the same list; -1: last
 }
 
 // New prepares a simulation of g on m.
@@ -131,6 +150,11 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	if err := s.buildGraph(); err != nil {
 		return nil, err
 	}
+	s.submitCall = s.submit
+	s.pushCall = s.push
+	s.popCall = func(wid int) { s.workerPop(s.workers[wid]) }
+	s.readyCall = func(id int) { t := s.tasks[id]; s.inputsReady(t.worker, t) }
+	s.endCall = func(id int) { t := s.tasks[id]; s.endKernel(t.worker, t) }
 	s.sched = factory()
 	s.sched.Init(s)
 	s.obs = opts.Observer
@@ -197,7 +221,6 @@ func (s *Simulator) buildWorkers() error {
 	for i, w := range s.workers {
 		w.ID = i
 		w.idle = true
-		w.perKernel = map[string]int{}
 	}
 	return nil
 }
@@ -309,13 +332,22 @@ func (s *Simulator) parseDir(d string) ([2]int, bool) {
 	return [2]int{i, j}, ok1 && ok2
 }
 
+// buildGraph makes the per-handle and per-task state. Each kind lives in
+// one slab (handles, replicas, tasks, buffer lists, per-worker stats): a
+// few large allocations instead of several per task, and tasks laid out in
+// submission order.
 func (s *Simulator) buildGraph() error {
+	nn, nw := len(s.nodes), len(s.workers)
+	hslab := make([]handleState, len(s.g.Handles))
+	rslab := make([]replica, len(s.g.Handles)*nn)
+	s.handles = make([]*handleState, 0, len(s.g.Handles))
 	for i := range s.g.Handles {
 		h := &s.g.Handles[i]
 		if h.ID != i {
 			return fmt.Errorf("handle %d has ID %d", i, h.ID)
 		}
-		hs := &handleState{h: h, reps: make([]replica, len(s.nodes))}
+		hs := &hslab[i]
+		hs.h, hs.reps = h, rslab[i*nn:(i+1)*nn:(i+1)*nn]
 		for n := range hs.reps {
 			hs.reps[n] = replica{h: hs, node: n}
 		}
@@ -324,24 +356,45 @@ func (s *Simulator) buildGraph() error {
 		hs.nvalid = 1
 		s.handles = append(s.handles, hs)
 	}
+	nbuf := 0
+	for i := range s.g.Tasks {
+		nbuf += len(s.g.Tasks[i].Buffers)
+	}
+	tslab := make([]TaskState, len(s.g.Tasks))
+	hbuf := make([]*handleState, 0, nbuf)
+	mbuf := make([]Mode, 0, nbuf)
+	kslab := make([]*KernelStats, len(s.g.Tasks)*nw)
+	s.tasks = make([]*TaskState, 0, len(s.g.Tasks))
+	kernelIdx := map[string]int{}
 	for i := range s.g.Tasks {
 		t := &s.g.Tasks[i]
 		if t.ID != i {
 			return fmt.Errorf("task %d has ID %d", i, t.ID)
 		}
-		ts := &TaskState{spec: t, id: i, npending: 1}
+		ts := &tslab[i]
+		ts.spec, ts.id, ts.npending, ts.succHead, ts.succTail = t, i, 1, -1, -1
+		k, ok := kernelIdx[t.Name]
+		if !ok {
+			k = len(s.kernelNames)
+			kernelIdx[t.Name] = k
+			s.kernelNames = append(s.kernelNames, t.Name)
+		}
+		ts.kernel = k
+		b0 := len(hbuf)
 		for _, a := range t.Buffers {
 			if a.Handle < 0 || a.Handle >= len(s.handles) {
 				return fmt.Errorf("task %d (%s): unknown handle %d", i, t.Name, a.Handle)
 			}
-			ts.handles = append(ts.handles, s.handles[a.Handle])
-			ts.modes = append(ts.modes, a.Mode)
+			hbuf = append(hbuf, s.handles[a.Handle])
+			mbuf = append(mbuf, a.Mode)
 		}
+		ts.handles = hbuf[b0:len(hbuf):len(hbuf)]
+		ts.modes = mbuf[b0:len(mbuf):len(mbuf)]
 		if err := s.checkFits(ts); err != nil {
 			return err
 		}
 		runnable := false
-		ts.stats = make([]*KernelStats, len(s.workers))
+		ts.stats = kslab[i*nw : (i+1)*nw : (i+1)*nw]
 		if t.Pinned && (t.Worker < 0 || t.Worker >= len(s.workers)) {
 			return fmt.Errorf("task %d (%s) is pinned to worker %d; there are %d workers", i, t.Name, t.Worker, len(s.workers))
 		}
@@ -365,6 +418,9 @@ func (s *Simulator) buildGraph() error {
 			return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs", i, t.Name, t.Model, t.Footprint)
 		}
 		s.tasks = append(s.tasks, ts)
+	}
+	for _, w := range s.workers {
+		w.perKernel = make([]int, len(s.kernelNames))
 	}
 	return nil
 }
@@ -398,7 +454,7 @@ func (s *Simulator) Run() (*Result, error) {
 		s.obs.WorkerState(0, w, "Idle", nil)
 	}
 	// The application thread submits tasks one after the other.
-	s.eng.Schedule(0, func() { s.submit(0) })
+	s.eng.PostCall(0, s.submitCall, 0)
 	s.eng.Run()
 	if s.checkErr != nil {
 		return nil, s.checkErr
@@ -434,23 +490,34 @@ func (s *Simulator) submit(i int) {
 	}
 	t := s.tasks[i]
 	t.submitS = s.eng.NowS()
+	// At most one predecessor per explicit dependency, last writer and
+	// reader: make room for them in the arena's current chunk.
+	bound := len(t.spec.Deps)
+	for _, h := range t.handles {
+		bound += 1 + len(h.readers)
+	}
+	if cap(s.predArena)-len(s.predArena) < bound {
+		s.predArena = make([]*TaskState, 0, max(bound, predChunk))
+	}
+	p0 := len(s.predArena)
 	addDep := func(p *TaskState) {
 		if p == nil || p == t {
 			return
 		}
-		for _, q := range t.preds {
+		for _, q := range s.predArena[p0:] {
 			if q == p {
 				return
 			}
 		}
 		// The whole DAG is kept (metrics, checks); only unfinished
 		// predecessors hold the task back.
-		t.preds = append(t.preds, p)
+		s.predArena = append(s.predArena, p)
 		if !p.done {
-			p.succ = append(p.succ, t)
+			s.addSucc(p, t)
 			t.npending++
 		}
 	}
+	defer func() { t.preds = s.predArena[p0:len(s.predArena):len(s.predArena)] }()
 	for _, d := range t.spec.Deps {
 		if d < 0 || d >= i {
 			s.fail(fmt.Errorf("task %d depends on task %d, not submitted before it", i, d))
@@ -478,26 +545,44 @@ func (s *Simulator) submit(i int) {
 		s.release(t)
 	}
 	if i+1 < len(s.tasks) {
-		s.eng.PostAfter(s.m.Costs.TaskSubmitS, func() { s.submit(i + 1) })
+		s.eng.PostCallAfter(s.m.Costs.TaskSubmitS, s.submitCall, i+1)
 	}
+}
+
+// predChunk is the size of the preds arena's chunks (pointers).
+const predChunk = 1 << 14
+
+// addSucc appends t to p's successor list.
+func (s *Simulator) addSucc(p, t *TaskState) {
+	e := int32(len(s.edges))
+	s.edges = append(s.edges, succEdge{task: int32(t.id), next: -1})
+	if p.succTail < 0 {
+		p.succHead = e
+	} else {
+		s.edges[p.succTail].next = e
+	}
+	p.succTail = e
 }
 
 // release makes t ready: it is pushed to the scheduler after the push cost.
 func (s *Simulator) release(t *TaskState) {
 	t.readyS = s.eng.NowS()
-	s.eng.PostAfter(s.m.Costs.TaskPushS, func() {
-		s.obs.Push(s.eng.NowS(), t)
-		s.sched.Push(t)
-		s.wakeIdle()
-	})
+	s.eng.PostCallAfter(s.m.Costs.TaskPushS, s.pushCall, t.id)
+}
+
+// push hands task id to the scheduler and wakes the idle workers.
+func (s *Simulator) push(id int) {
+	t := s.tasks[id]
+	s.obs.Push(s.eng.NowS(), t)
+	s.sched.Push(t)
+	s.wakeIdle()
 }
 
 func (s *Simulator) wakeIdle() {
 	for _, w := range s.workers {
 		if w.idle && w.canPop() {
 			w.idle = false
-			ww := w
-			s.eng.PostAfter(0, func() { s.workerPop(ww) })
+			s.eng.PostCallAfter(0, s.popCall, w.ID)
 		}
 	}
 }
@@ -538,7 +623,7 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 	done := func() {
 		t.nfetching--
 		if t.nfetching == 0 {
-			s.eng.PostAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.handles)), func() { s.inputsReady(w, t) })
+			s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.handles)), s.readyCall, t.id)
 		}
 	}
 	for k, h := range t.handles {
@@ -618,7 +703,7 @@ func (s *Simulator) startKernel(w *Worker) {
 		delay = s.m.Costs.DeviceTaskQueueS
 	}
 	t.startS = now + delay
-	s.eng.PostAfter(delay+durS, func() { s.endKernel(w, t) })
+	s.eng.PostCallAfter(delay+durS, s.endCall, t.id)
 }
 
 func (s *Simulator) durationS(t *TaskState, w *Worker) float64 {
@@ -693,7 +778,7 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	if s.opts.SampleIntervalS > 0 {
 		w.intervals = append(w.intervals, [2]float64{t.startS, now})
 	}
-	w.perKernel[t.spec.Name]++
+	w.perKernel[t.kernel]++
 	w.ntasks++
 	// MSI: a write makes w's node the owner and invalidates every other copy.
 	for k, h := range t.handles {
@@ -717,7 +802,8 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	w.held--
 	t.done = true
 	s.ndone++
-	for _, q := range t.succ {
+	for e := t.succHead; e >= 0; e = s.edges[e].next {
+		q := s.tasks[s.edges[e].task]
 		q.npending--
 		if q.npending == 0 {
 			s.release(q)
