@@ -186,7 +186,10 @@ func (d *dmda) PreExec(w *Worker, t *TaskState) {
 	st.pipeLen -= t.penPrimeUS
 	st.expLen -= t.predictedUS
 	st.pipeLen += t.predictedUS
-	st.expStart = math.Max(now+st.pipeLen, st.expStart)
+	// _starpu_fifo_task_started sets exp_start = now + pipeline_len outright
+	// (the hook's max with it then changes nothing): a worker that got
+	// ahead of its predictions has its expected start pulled back.
+	st.expStart = now + st.pipeLen
 }
 
 func (d *dmda) PostExec(w *Worker, t *TaskState) {
