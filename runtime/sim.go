@@ -110,7 +110,7 @@ type Simulator struct {
 	kernelNames []string // distinct task names, for per-worker counts
 
 	// Event actions bound once, so posting them allocates nothing.
-	submitCall, pushCall, popCall, readyCall, endCall func(int)
+	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
 }
 
 // succEdge is one dependency edge in a successor list.
@@ -154,6 +154,7 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	s.pushCall = s.push
 	s.popCall = func(wid int) { s.workerPop(s.workers[wid]) }
 	s.readyCall = func(id int) { t := s.tasks[id]; s.inputsReady(t.worker, t) }
+	s.queuedCall = func(id int) { t := s.tasks[id]; s.deviceQueued(t.worker, t) }
 	s.endCall = func(id int) { t := s.tasks[id]; s.endKernel(t.worker, t) }
 	s.sched = factory()
 	s.sched.Init(s)
@@ -639,7 +640,21 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 	done()
 }
 
+// inputsReady: t's inputs are on w's node. A GPU driver then spends the
+// device-queue cost submitting the kernel to its device (StarPU's
+// STARPU_SIMGRID_CUDA_QUEUE_COST sleep on the driver thread), so that cost
+// overlaps the kernel already running there rather than delaying the
+// device; until then the driver pops nothing.
 func (s *Simulator) inputsReady(w *Worker, t *TaskState) {
+	if w.Kind == GPUWorker && s.m.Costs.DeviceTaskQueueS > 0 {
+		s.eng.PostCallAfter(s.m.Costs.DeviceTaskQueueS, s.queuedCall, t.id)
+		return
+	}
+	s.deviceQueued(w, t)
+}
+
+// deviceQueued: t waits on w's device for its turn.
+func (s *Simulator) deviceQueued(w *Worker, t *TaskState) {
 	w.fetching--
 	w.ready = append(w.ready, t)
 	s.startKernel(w)
@@ -698,12 +713,8 @@ func (s *Simulator) startKernel(w *Worker) {
 	}
 	s.sched.PreExec(w, t)
 	durS := s.durationS(t, w)
-	delay := 0.0
-	if w.Kind == GPUWorker {
-		delay = s.m.Costs.DeviceTaskQueueS
-	}
-	t.startS = now + delay
-	s.eng.PostCallAfter(delay+durS, s.endCall, t.id)
+	t.startS = now
+	s.eng.PostCallAfter(durS, s.endCall, t.id)
 }
 
 func (s *Simulator) durationS(t *TaskState, w *Worker) float64 {
