@@ -14,6 +14,8 @@ type Event struct {
 	action func()
 	call   func(int) // typed form: call(arg) when action is nil
 	arg    int
+	callO  func(any) // object form: callO(obj) when action and call are nil
+	obj    any
 	pooled bool // posted: nobody holds it, recycled after it runs
 }
 
@@ -70,16 +72,8 @@ func (e *Engine) Schedule(atS float64, action func()) *Event {
 // Post queues action at atS like Schedule, for callers that never cancel or
 // reschedule it: its event is recycled once run, sparing an allocation.
 func (e *Engine) Post(atS float64, action func()) {
-	e.checkTime(atS)
-	var ev *Event
-	if n := len(e.free); n > 0 {
-		ev = e.free[n-1]
-		e.free = e.free[:n-1]
-	} else {
-		ev = &Event{pooled: true}
-	}
-	ev.timeS, ev.seq, ev.action = atS, e.seq, action
-	e.seq++
+	ev := e.pooled(atS)
+	ev.action = action
 	e.push(ev)
 }
 
@@ -87,6 +81,27 @@ func (e *Engine) Post(atS float64, action func()) {
 // method value kept in a field) and pass what varies as arg, so posting an
 // event allocates nothing, where a closure per event would.
 func (e *Engine) PostCall(atS float64, call func(int), arg int) {
+	ev := e.pooled(atS)
+	ev.call, ev.arg = call, arg
+	e.push(ev)
+}
+
+// PostObj queues callO(obj) at atS like PostCall, for actions keyed by a
+// pointer: a pointer held in an interface costs no allocation either.
+func (e *Engine) PostObj(atS float64, callO func(any), obj any) {
+	ev := e.pooled(atS)
+	ev.callO, ev.obj = callO, obj
+	e.push(ev)
+}
+
+// PostObjAfter is PostObj delayS seconds from now.
+func (e *Engine) PostObjAfter(delayS float64, callO func(any), obj any) {
+	e.PostObj(e.nowS+delayS, callO, obj)
+}
+
+// pooled returns a recycled (or new) pooled event for time atS with the
+// next sequence number; the caller sets its action and pushes it.
+func (e *Engine) pooled(atS float64) *Event {
 	e.checkTime(atS)
 	var ev *Event
 	if n := len(e.free); n > 0 {
@@ -95,9 +110,9 @@ func (e *Engine) PostCall(atS float64, call func(int), arg int) {
 	} else {
 		ev = &Event{pooled: true}
 	}
-	ev.timeS, ev.seq, ev.call, ev.arg = atS, e.seq, call, arg
+	ev.timeS, ev.seq = atS, e.seq
 	e.seq++
-	e.push(ev)
+	return ev
 }
 
 // PostCallAfter is PostCall delayS seconds from now.
@@ -161,16 +176,19 @@ func (e *Engine) RunUntil(endS float64) {
 			h.BeforeEvent(e.nowS, ev)
 		}
 		e.nrun++
-		if ev.action != nil {
+		switch {
+		case ev.action != nil:
 			ev.action()
-		} else {
+		case ev.call != nil:
 			ev.call(ev.arg)
+		default:
+			ev.callO(ev.obj)
 		}
 		for _, h := range e.hooks {
 			h.AfterEvent(e.nowS, ev)
 		}
 		if ev.pooled {
-			ev.action, ev.call = nil, nil
+			ev.action, ev.call, ev.callO, ev.obj = nil, nil, nil, nil
 			e.free = append(e.free, ev)
 		}
 	}

@@ -177,12 +177,13 @@ func TestPostRecyclesEvents(t *testing.T) {
 	assert.Equal(t, 5, got[len(got)-1])
 }
 
-// TestPostCallInterleaves: typed events run in (time, seq) order with
+// TestPostCallInterleaves: typed and object events run in (time, seq) order with
 // closure events, receive their argument, and are recycled without
 // allocating once the pool is warm.
 func TestPostCallInterleaves(t *testing.T) {
 	e := NewEngine()
 	var got []int
+	fourteen := 14
 	rec := func(arg int) { got = append(got, arg) }
 	e.PostCall(2, rec, 20)
 	e.Post(1, func() { got = append(got, 10) })
@@ -190,9 +191,10 @@ func TestPostCallInterleaves(t *testing.T) {
 	e.Schedule(1, func() {
 		got = append(got, 12)
 		e.PostCallAfter(0, rec, 13)
+		e.PostObjAfter(0, func(o any) { got = append(got, *o.(*int)) }, &fourteen)
 	})
 	e.Run()
-	assert.Equal(t, []int{10, 11, 12, 13, 20}, got)
+	assert.Equal(t, []int{10, 11, 12, 13, 14, 20}, got)
 	sum := 0
 	add := func(arg int) { sum += arg }
 	allocs := testing.AllocsPerRun(100, func() {

@@ -91,13 +91,16 @@ type Flow struct {
 	// target is the route's sent counter at which the flow is done: a
 	// flow's remaining bytes are target - route.sent, so advancing every
 	// active flow of a route is O(1).
-	target     float64
-	seq        uint64 // issue order: breaks ties between equal flows
-	heapIdx    int
-	done       bool
-	onDone     func(*Flow)
-	activation *Event
+	target  float64
+	seq     uint64 // issue order: breaks ties between equal flows
+	heapIdx int
+	done    bool
+	onDone  func(*Flow)
+	tag     any
 }
+
+// Tag is the value given to SendTagged (nil for Send).
+func (f *Flow) Tag() any { return f.tag }
 
 // Bytes is the flow's payload.
 func (f *Flow) Bytes() float64 { return f.bytes }
@@ -124,9 +127,14 @@ type Network struct {
 	links   []link
 	nroutes int
 
-	dirty   []*Route
-	solveEv *Event
-	visit   uint64
+	dirty        []*Route
+	solvePending bool // a solve is queued for the current instant
+	visit        uint64
+
+	// Event actions bound once, so hot paths post without allocating.
+	solveCall    func(int)
+	activateCall func(any)
+	finished     []*Flow // scratch of routeDone
 
 	// Scratch for solves.
 	solver  maxmin.Solver
@@ -144,7 +152,10 @@ type Network struct {
 
 // NewNetwork returns an empty network driven by eng.
 func NewNetwork(eng *Engine, opts NetworkOptions) *Network {
-	return &Network{eng: eng, opts: opts}
+	n := &Network{eng: eng, opts: opts}
+	n.solveCall = func(int) { n.solve() }
+	n.activateCall = func(f any) { n.activate(f.(*Flow)) }
+	return n
 }
 
 // AddLink adds a link; bandwidth must be > 0 B/s and latency >= 0 s.
@@ -203,20 +214,25 @@ func (n *Network) NewRoute(links []LinkID) (*Route, error) {
 // at its completion time. The flow takes no bandwidth during its latency
 // phase [now, now+latency); then it shares bandwidth until its bytes are sent.
 func (n *Network) Send(r *Route, bytes float64, onDone func(*Flow)) *Flow {
+	return n.SendTagged(r, bytes, onDone, nil)
+}
+
+// SendTagged is Send with a caller's value that onDone reads back with
+// Flow.Tag: callers bind onDone once instead of a closure per flow.
+func (n *Network) SendTagged(r *Route, bytes float64, onDone func(*Flow), tag any) *Flow {
 	if !(bytes >= 0) || math.IsInf(bytes, 0) {
 		panic(fmt.Sprintf("emulator: flow of %v bytes", bytes))
 	}
 	f := &Flow{route: r, bytes: bytes, startS: n.eng.NowS(), finishS: math.NaN(),
-		seq: n.nflows, heapIdx: -1, onDone: onDone}
+		seq: n.nflows, heapIdx: -1, onDone: onDone, tag: tag}
 	n.nflows++
 	// Activation is an event even at zero latency, so onDone never runs
 	// inside Send.
-	f.activation = n.eng.After(r.latencyS, func() { n.activate(f) })
+	n.eng.PostObjAfter(r.latencyS, n.activateCall, f)
 	return f
 }
 
 func (n *Network) activate(f *Flow) {
-	f.activation = nil
 	if f.bytes == 0 {
 		n.complete(f)
 		return
@@ -282,8 +298,9 @@ func (n *Network) markDirty(r *Route) {
 	}
 	// Solve once per instant, after every change queued for this instant:
 	// equal-time events run in scheduling order, so this one runs last.
-	if n.solveEv == nil || !n.solveEv.Pending() {
-		n.solveEv = n.eng.Schedule(n.eng.NowS(), n.solve)
+	if !n.solvePending {
+		n.solvePending = true
+		n.eng.PostCall(n.eng.NowS(), n.solveCall, 0)
 	}
 }
 
@@ -294,11 +311,12 @@ func (n *Network) routeDone(r *Route) {
 	// bytes left finish with it, in issue order.
 	f := heap.Pop(&r.active).(*Flow)
 	n.nactive--
-	finished := []*Flow{f}
+	finished := append(n.finished[:0], f)
 	for len(r.active) > 0 && r.active[0].target <= f.target {
 		finished = append(finished, heap.Pop(&r.active).(*Flow))
 		n.nactive--
 	}
+	n.finished = finished[:0]
 	if len(r.active) == 0 {
 		r.rateBps = 0
 		for _, u := range r.uses {
@@ -322,6 +340,7 @@ func (n *Network) routeDone(r *Route) {
 // solve re-solves the connected components (routes and links coupled by
 // active flows) that contain a changed route.
 func (n *Network) solve() {
+	n.solvePending = false
 	n.visit++
 	for _, r0 := range n.dirty {
 		r0.dirty = false

@@ -121,6 +121,8 @@ type request struct {
 	started  bool
 	wb       bool // eviction write-back
 	version  uint64
+	xferID   uint64  // trace id of the copy, once started
+	payload  float64 // bytes the flow carries (pitch models may enlarge them)
 }
 
 // fetch makes h valid on node n, then calls done. A valid copy is a hit; a
@@ -485,14 +487,23 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	route := s.route(req.src, req.dst)
 	payload := s.pitchedPayload(req, route, bytes)
 	s.xferID++
-	id := s.xferID
-	s.eng.PostAfter(s.m.Costs.TransferQueueS+allocS, func() {
-		s.obs.TransferStart(s.eng.NowS(), id, s.nodes[req.src].name, s.nodes[req.dst].name, req.h.h.SizeBytes, req.kind(), req.h.h)
-		s.net.Send(route, payload, func(*emulator.Flow) {
-			s.obs.TransferEnd(s.eng.NowS(), id)
-			s.finish(d, req, bytes)
-		})
-	})
+	req.xferID, req.payload = s.xferID, payload
+	s.eng.PostObjAfter(s.m.Costs.TransferQueueS+allocS, s.sendCall, req)
+}
+
+// send puts a started copy on the network (after its queue and allocation
+// costs).
+func (s *Simulator) send(o any) {
+	req := o.(*request)
+	s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].name, s.nodes[req.dst].name, req.h.h.SizeBytes, req.kind(), req.h.h)
+	s.net.SendTagged(s.route(req.src, req.dst), req.payload, s.sentCall, req)
+}
+
+// sent: a copy's flow completed.
+func (s *Simulator) sent(f *emulator.Flow) {
+	req := f.Tag().(*request)
+	s.obs.TransferEnd(s.eng.NowS(), req.xferID)
+	s.finish(s.dir(req.src, req.dst), req, float64(req.h.h.SizeBytes))
 }
 
 func (s *Simulator) finish(d *direction, req *request, bytes float64) {

@@ -111,6 +111,8 @@ type Simulator struct {
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
+	sendCall                                                      func(any)
+	sentCall                                                      func(*emulator.Flow)
 }
 
 // succEdge is one dependency edge in a successor list.
@@ -155,6 +157,7 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	s.popCall = func(wid int) { s.workerPop(s.workers[wid]) }
 	s.readyCall = func(id int) { t := s.tasks[id]; s.inputsReady(t.worker, t) }
 	s.queuedCall = func(id int) { t := s.tasks[id]; s.deviceQueued(t.worker, t) }
+	s.sendCall, s.sentCall = s.send, s.sent
 	s.endCall = func(id int) { t := s.tasks[id]; s.endKernel(t.worker, t) }
 	s.sched = factory()
 	s.sched.Init(s)
@@ -685,7 +688,10 @@ func (s *Simulator) startKernel(w *Worker) {
 		return
 	}
 	t := w.ready[0]
-	w.ready = w.ready[1:]
+	// Shift rather than reslice, so appends reuse the slice's array.
+	n := copy(w.ready, w.ready[1:])
+	w.ready[n] = nil
+	w.ready = w.ready[:n]
 	s.accountWait(w)
 	w.running = t
 	s.updateState(w)
