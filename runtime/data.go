@@ -117,7 +117,7 @@ type request struct {
 	src, dst int
 	level    level
 	seq      uint64
-	waiters  []func()
+	waiters  []waiter
 	started  bool
 	wb       bool // eviction write-back
 	version  uint64
@@ -125,20 +125,37 @@ type request struct {
 	payload  float64 // bytes the flow carries (pitch models may enlarge them)
 }
 
+// waiter is what runs when a copy completes: a bound call with its
+// argument (hot paths: no allocation), or a closure (rare paths).
+type waiter struct {
+	call func(int)
+	arg  int
+	fn   func()
+}
+
+func (w waiter) none() bool { return w.call == nil && w.fn == nil }
+
+// notify runs w as an event now.
+func (s *Simulator) notify(w waiter) {
+	if w.call != nil {
+		s.eng.PostCallAfter(0, w.call, w.arg)
+	} else if w.fn != nil {
+		s.eng.PostAfter(0, w.fn)
+	}
+}
+
 // fetch makes h valid on node n, then calls done. A valid copy is a hit; a
 // pending request to n is joined (and upgraded); otherwise the copy comes
 // from the best source, through RAM when there is no direct route.
-func (s *Simulator) fetch(h *handleState, n int, lvl level, done func()) {
+func (s *Simulator) fetch(h *handleState, n int, lvl level, done waiter) {
 	r := &h.reps[n]
 	if r.state != invalid && r.allocated {
-		if done != nil {
-			s.eng.PostAfter(0, done)
-		}
+		s.notify(done)
 		return
 	}
 	if r.incoming != nil {
 		req := r.incoming
-		if done != nil {
+		if !done.none() {
 			req.waiters = append(req.waiters, done)
 		}
 		if lvl < req.level && !req.started {
@@ -155,10 +172,10 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, done func()) {
 		// Two hops: bring the data to RAM first.
 		req := s.newRequest(h, 0, n, lvl, done) // placeholder, started after the first hop
 		r.incoming = req
-		s.fetch(h, 0, lvl, func() {
+		s.fetch(h, 0, lvl, waiter{fn: func() {
 			req.src = 0
 			s.enqueue(req)
-		})
+		}})
 		return
 	}
 	req := s.newRequest(h, src, n, lvl, done)
@@ -166,10 +183,10 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, done func()) {
 	s.enqueue(req)
 }
 
-func (s *Simulator) newRequest(h *handleState, src, dst int, lvl level, done func()) *request {
+func (s *Simulator) newRequest(h *handleState, src, dst int, lvl level, done waiter) *request {
 	s.seq++
 	req := &request{h: h, src: src, dst: dst, level: lvl, seq: s.seq, version: h.version}
-	if done != nil {
+	if !done.none() {
 		req.waiters = append(req.waiters, done)
 	}
 	return req
@@ -379,14 +396,14 @@ func (s *Simulator) writeBack(r *replica) {
 	home := &h.reps[0]
 	node := s.nodes[r.node]
 	node.pendingFree += h.h.SizeBytes
-	req := s.newRequest(h, r.node, 0, levelFetch, func() {
+	req := s.newRequest(h, r.node, 0, levelFetch, waiter{fn: func() {
 		r.evicting = false
 		node.pendingFree -= h.h.SizeBytes
 		if r.refs == 0 && r.incoming == nil && s.validElsewhere(r) {
 			s.free(r)
 		}
 		node.memoryFreed(s)
-	})
+	}})
 	req.wb = true
 	home.incoming = req
 	s.enqueue(req)
@@ -537,7 +554,7 @@ func (s *Simulator) finish(d *direction, req *request, bytes float64) {
 		}
 	}
 	for _, w := range req.waiters {
-		s.eng.PostAfter(0, w)
+		s.notify(w)
 	}
 	s.kick(d)
 	for _, o := range d.serial {
@@ -609,7 +626,7 @@ func (s *Simulator) applyWontUse(h *handleState) {
 		}
 	}
 	if h.reps[0].state == invalid && !s.opts.NoWontUseWriteBack {
-		s.fetch(h, 0, levelIdle, nil)
+		s.fetch(h, 0, levelIdle, waiter{})
 	}
 }
 
@@ -960,7 +977,7 @@ func (s *Simulator) tidy(n int) {
 		}
 		node.tidying++
 		clean++
-		s.fetch(h, 0, levelIdle, nil)
-		h.reps[0].incoming.waiters = append(h.reps[0].incoming.waiters, func() { node.tidying-- })
+		s.fetch(h, 0, levelIdle, waiter{})
+		h.reps[0].incoming.waiters = append(h.reps[0].incoming.waiters, waiter{fn: func() { node.tidying-- }})
 	}
 }

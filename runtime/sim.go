@@ -111,6 +111,7 @@ type Simulator struct {
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
+	arrivedCall                                                   func(int)
 	sendCall                                                      func(any)
 	sentCall                                                      func(*emulator.Flow)
 }
@@ -157,7 +158,7 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	s.popCall = func(wid int) { s.workerPop(s.workers[wid]) }
 	s.readyCall = func(id int) { t := s.tasks[id]; s.inputsReady(t.worker, t) }
 	s.queuedCall = func(id int) { t := s.tasks[id]; s.deviceQueued(t.worker, t) }
-	s.sendCall, s.sentCall = s.send, s.sent
+	s.sendCall, s.sentCall, s.arrivedCall = s.send, s.sent, s.arrived
 	s.endCall = func(id int) { t := s.tasks[id]; s.endKernel(t.worker, t) }
 	s.sched = factory()
 	s.sched.Init(s)
@@ -624,23 +625,28 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 		s.nodes[t.prefetchNode].evictGen++
 	}
 	t.nfetching = 1
-	done := func() {
-		t.nfetching--
-		if t.nfetching == 0 {
-			s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.handles)), s.readyCall, t.id)
-		}
-	}
+	done := waiter{call: s.arrivedCall, arg: t.id}
 	for k, h := range t.handles {
 		r := &h.reps[w.Node]
 		r.refs++
 		t.nfetching++
 		if t.modes[k]&R == 0 {
-			s.allocate(h, w.Node, levelFetch, done)
+			s.allocate(h, w.Node, levelFetch, func() { s.arrived(t.id) })
 			continue
 		}
 		s.fetch(h, w.Node, levelFetch, done)
 	}
-	done()
+	s.arrived(t.id)
+}
+
+// arrived counts one of task id's inputs in; the last one makes the task
+// ready after the per-buffer fetch cost.
+func (s *Simulator) arrived(id int) {
+	t := s.tasks[id]
+	t.nfetching--
+	if t.nfetching == 0 {
+		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.handles)), s.readyCall, t.id)
+	}
 }
 
 // inputsReady: t's inputs are on w's node. A GPU driver then spends the

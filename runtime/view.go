@@ -78,7 +78,7 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 		r.protect++
 		s.nodes[w.Node].relist(r)
 		if t.modes[k]&R != 0 {
-			s.fetch(h, w.Node, levelTaskPrefetch, nil)
+			s.fetch(h, w.Node, levelTaskPrefetch, waiter{})
 		}
 	}
 }
