@@ -153,8 +153,8 @@ func TestWorkerCounts(t *testing.T) {
 // TestAttilaAgainstStarPUSimGrid compares with what StarPU over SimGrid
 // predicts for attila, Cholesky GPU-only (../shared/reference). The issue's
 // target is 3 % on every row; this test guards the accuracy reached so far
-// (16 rows within 3 %, worst 8.8 %, mean 2.8 %): every row within 12 %, mean
-// |error| below 3.5 %.
+// (20 rows within 3 %, worst 8.9 %, mean 1.9 %): every row within 10 %, at
+// least 19 rows within 3 %, mean |error| below 2.2 %.
 func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -168,7 +168,7 @@ func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	require.NoError(t, err)
 	sc := bufio.NewScanner(f)
 	var sumAbs float64
-	var rows int
+	var rows, within3 int
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "#") || strings.HasPrefix(line, "host") {
@@ -182,12 +182,17 @@ func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 		res := run(t, cal, "cholesky", n, o)
 		e := (res.GFlops - ref) / ref
 		t.Logf("%-6s N=%-6d starsim %7.1f  StarPU-SimGrid %7.1f  %+6.1f%%", col[2], n, res.GFlops, ref, 100*e)
-		assert.Less(t, math.Abs(e), 0.12, fmt.Sprintf("%s N=%d", col[2], n))
+		assert.Less(t, math.Abs(e), 0.10, fmt.Sprintf("%s N=%d", col[2], n))
+		if math.Abs(e) < 0.03 {
+			within3++
+		}
 		sumAbs += math.Abs(e)
 		rows++
 	}
 	require.Equal(t, 24, rows)
-	assert.Less(t, sumAbs/float64(rows), 0.035)
+	t.Logf("%d of %d rows within 3 %%, mean |error| %.2f %%", within3, rows, 100*sumAbs/float64(rows))
+	assert.GreaterOrEqual(t, within3, 19)
+	assert.Less(t, sumAbs/float64(rows), 0.022)
 }
 
 // TestNativeCPUTrace predicts the recorded native run of
