@@ -396,14 +396,26 @@ func (s *Simulator) writeBack(r *replica) {
 	home := &h.reps[0]
 	node := s.nodes[r.node]
 	node.pendingFree += h.h.SizeBytes
-	req := s.newRequest(h, r.node, 0, levelFetch, waiter{fn: func() {
+	done := waiter{fn: func() {
 		r.evicting = false
 		node.pendingFree -= h.h.SizeBytes
 		if r.refs == 0 && r.incoming == nil && s.validElsewhere(r) {
 			s.free(r)
 		}
 		node.memoryFreed(s)
-	}})
+	}}
+	if req := home.incoming; req != nil {
+		// A copy home is already pending (an idle write-back from tidy or
+		// wont_use): the eviction waits for it, raised to fetch level, as
+		// StarPU's request creation finds and upgrades the existing request
+		// rather than issuing a second copy of the same data.
+		req.waiters = append(req.waiters, done)
+		if req.level > levelFetch && !req.started {
+			s.upgrade(req, levelFetch)
+		}
+		return
+	}
+	req := s.newRequest(h, r.node, 0, levelFetch, done)
 	req.wb = true
 	home.incoming = req
 	s.enqueue(req)
