@@ -572,6 +572,14 @@ func (s *Simulator) finish(d *direction, req *request, bytes float64) {
 	for _, o := range d.serial {
 		s.kick(o)
 	}
+	// The new copy is no longer incoming, hence evictable, and the source's
+	// may have become droppable: retry what waits for memory on either
+	// node (a stalled direction is not necessarily d or its serial ones).
+	for _, n := range [2]int{req.src, req.dst} {
+		if node := s.nodes[n]; node.stalled || len(node.waiting) > 0 {
+			node.memoryFreed(s)
+		}
+	}
 }
 
 // kickNode tries to start copies from and to node n.
