@@ -65,6 +65,7 @@ func Cholesky(o Options) (*runtime.Graph, error) {
 	for k := 0; k < nb; k++ {
 		akk := t.id(k, k)
 		bld.submit("POTRF", cholModelPOTRF, fPOTRF, p.potrf(k), rw(akk))
+		bld.syncGPU() // cl11 has no STARPU_CUDA_ASYNC (cholesky_kernels.c)
 		for m := k + 1; m < nb; m++ {
 			bld.submit("TRSM", cholModelTRSM, fTRSM, p.trsm(k, m), r(akk), rw(t.id(m, k)))
 		}

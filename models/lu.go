@@ -76,6 +76,7 @@ func LU(o Options) (*runtime.Graph, error) {
 	for k := 0; k < nb; k++ {
 		kk := sub(k, k)
 		bld.submit("GETRF", mGETRF, fGETRF, prio(3*nb-3*k), rw(kk))
+		bld.syncGPU() // cl11 has no STARPU_CUDA_ASYNC (xlu_kernels.c)
 		for i := k + 1; i < nb; i++ {
 			bld.submit("TRSM_LL", mTRSMLL, fTRSM, prio(3*nb-(2*k+i)), r(kk), rw(sub(i, k)))
 			bld.submit("TRSM_RU", mTRSMRU, fTRSM, prio(3*nb-(2*k+i)), r(kk), rw(sub(k, i)))

@@ -227,6 +227,9 @@ func (b *builder) submit(name, model string, flops float64, prio int, acc ...run
 	})
 }
 
+// syncGPU marks the last submitted task's GPU implementation synchronous.
+func (b *builder) syncGPU() { b.g.Tasks[len(b.g.Tasks)-1].SyncGPU = true }
+
 // wontUse records starpu_data_wont_use(h) right after the last submitted
 // task. Successive calls with no task in between extend the same list.
 func (b *builder) wontUse(h int) {

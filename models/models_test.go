@@ -484,3 +484,16 @@ func TestClosedFormulasMatchC(t *testing.T) {
 		assert.Equal(t, want, fmt.Sprintf("%x", LUFlops(n)), "LU flop(%v)", n)
 	}
 }
+
+// TestSyncGPUKernels: the panel factorisations (Cholesky's POTRF, LU's
+// GETRF) are the codelets StarPU's examples declare without
+// STARPU_CUDA_ASYNC; every other kernel is asynchronous.
+func TestSyncGPUKernels(t *testing.T) {
+	for app, syncKernel := range map[string]string{"cholesky": "POTRF", "lu": "GETRF"} {
+		g, err := New(app, Options{N: 4 * 960, Block: 960, PrioritySched: "dmda"})
+		require.NoError(t, err)
+		for _, tk := range g.Tasks {
+			assert.Equal(t, tk.Name == syncKernel, tk.SyncGPU, "%s task %d (%s)", app, tk.ID, tk.Name)
+		}
+	}
+}

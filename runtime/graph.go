@@ -71,6 +71,10 @@ type Task struct {
 	// lookup, on whichever workers may run it (a replayed task without a
 	// model runs for its recorded length).
 	FixedUS float64
+	// SyncGPU says the kernel's GPU implementation is synchronous (its
+	// codelet lacks STARPU_CUDA_ASYNC): a GPU driver waits for the device's
+	// earlier tasks, runs it, and pops nothing meanwhile.
+	SyncGPU bool
 }
 
 // Graph is a whole application: its data and its tasks in submission order.

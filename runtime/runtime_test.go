@@ -156,8 +156,8 @@ func TestWorkerCounts(t *testing.T) {
 // TestAttilaAgainstStarPUSimGrid compares with what StarPU over SimGrid
 // predicts for attila, Cholesky GPU-only (../shared/reference). The issue's
 // target is 3 % on every row; this test guards the accuracy reached so far
-// (20 rows within 3 %, worst 8.9 %, mean 1.9 %): every row within 10 %, at
-// least 19 rows within 3 %, mean |error| below 2.2 %.
+// (22 rows within 3 %, worst 8.9 %, mean 1.58 %): every row within 10 %,
+// at least 21 rows within 3 %, mean |error| below 1.9 %.
 func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -194,8 +194,8 @@ func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	}
 	require.Equal(t, 24, rows)
 	t.Logf("%d of %d rows within 3 %%, mean |error| %.2f %%", within3, rows, 100*sumAbs/float64(rows))
-	assert.GreaterOrEqual(t, within3, 19)
-	assert.Less(t, sumAbs/float64(rows), 0.022)
+	assert.GreaterOrEqual(t, within3, 21)
+	assert.Less(t, sumAbs/float64(rows), 0.019)
 }
 
 // TestNativeCPUTrace predicts the recorded native run of
@@ -215,4 +215,55 @@ func TestNativeCPUTrace(t *testing.T) {
 	res := run(t, cal, "cholesky", 7680, o)
 	t.Logf("starsim %.1f ms, native 706.3 ms", res.MakespanS*1e3)
 	assert.InEpsilon(t, 0.7063, res.MakespanS, 0.05)
+}
+
+// taskTimes records each finished task's kernel start and end (seconds).
+type taskTimes struct {
+	runtime.NopObserver
+	start, end map[int]float64
+}
+
+func (o *taskTimes) TaskDone(t *runtime.TaskState) {
+	o.start[t.ID()], o.end[t.ID()] = t.StartS(), t.EndS()
+}
+
+// TestSyncGPUKernelBlocksDriver: one GPU, two independent GEMMs whose data
+// start in RAM. With asynchronous kernels the driver fetches the second
+// task's inputs while the first runs, so the second starts when the first
+// ends; with a synchronous first kernel (Task.SyncGPU, like POTRF) the
+// driver pops nothing until it ends, so the second start also waits for
+// its inputs' copies.
+func TestSyncGPUKernelBlocksDriver(t *testing.T) {
+	m := calibrate.Default().RuntimeMachine()
+	build := func(sync bool) *runtime.Graph {
+		// Task i updates tile 3i from tiles 3i+1 and 3i+2: no dependency.
+		g := synthetic1M(0, 6)
+		base := synthetic1M(1, 3).Tasks[0]
+		for i := 0; i < 2; i++ {
+			tk := base
+			tk.ID = i
+			tk.Buffers = []runtime.Access{{Handle: 3*i + 1, Mode: runtime.R}, {Handle: 3*i + 2, Mode: runtime.R}, {Handle: 3 * i, Mode: runtime.RW}}
+			g.Tasks = append(g.Tasks, tk)
+			g.TotalFlops += tk.Flops
+		}
+		g.Tasks[0].SyncGPU = sync
+		g.Tasks[0].FixedUS = 10e3 // long enough to hide the second fetch
+		return g
+	}
+	gap := map[bool]float64{}
+	for _, sync := range []bool{false, true} {
+		o := opts("eager")
+		o.NCPU, o.NCUDA = 0, 1
+		obs := &taskTimes{start: map[int]float64{}, end: map[int]float64{}}
+		o.Observer = obs
+		s, err := runtime.New(m, build(sync), o)
+		require.NoError(t, err)
+		_, err = s.Run()
+		require.NoError(t, err)
+		require.Len(t, obs.end, 2)
+		gap[sync] = obs.start[1] - obs.end[0]
+	}
+	assert.InDelta(t, 0, gap[false], 1e-9, "async: the second kernel follows the first at once")
+	// Three 3.7 MB tiles cross PCIe after the first kernel: well over 0.5 ms.
+	assert.Greater(t, gap[true], 0.5e-3, "sync: the second task's tiles are copied after the first ends")
 }

@@ -676,7 +676,9 @@ func (s *Simulator) deviceQueued(w *Worker, t *TaskState) {
 // canPop says whether w may take another task. A CPU worker holds one task
 // at a time. A GPU worker, like StarPU's CUDA driver, fetches the inputs of
 // one task at a time and pops only while fewer than STARPU_CUDA_PIPELINE (2)
-// tasks are submitted to the device (running or queued there).
+// tasks are submitted to the device (running or queued there), and not at
+// all while a synchronous kernel (Task.SyncGPU) is queued or running: the
+// driver thread waits on it.
 func (w *Worker) canPop() bool {
 	if w.Kind == CPUWorker {
 		return w.held == 0
@@ -684,6 +686,14 @@ func (w *Worker) canPop() bool {
 	onDevice := len(w.ready)
 	if w.running != nil {
 		onDevice++
+		if w.running.spec.SyncGPU {
+			return false
+		}
+	}
+	for _, t := range w.ready {
+		if t.spec.SyncGPU {
+			return false // the driver thread is blocked on it
+		}
 	}
 	return w.fetching == 0 && onDevice < w.pipeline
 }

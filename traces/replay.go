@@ -69,7 +69,7 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error)
 		if r.JobID != nil {
 			byJob[*r.JobID] = i
 		}
-		task := runtime.Task{ID: i, Name: r.Name, Model: r.Model}
+		task := runtime.Task{ID: i, Name: r.Name, Model: r.Model, SyncGPU: SyncGPUModel(r.Model)}
 		if task.Name == "" {
 			task.Name = r.Model
 		}
@@ -161,6 +161,22 @@ var modelGenerations = [][2]string{
 	{"chol_model_22", "chol_model_gemm"},
 	{"_lu_model_11", "_lu_model_getrf"}, {"_lu_model_12", "_lu_model_trsm_ll"},
 	{"_lu_model_21", "_lu_model_trsm_ru"}, {"_lu_model_22", "_lu_model_gemm"},
+}
+
+// SyncGPUModel says whether a model symbol is one of the panel
+// factorisations StarPU's examples declare without STARPU_CUDA_ASYNC
+// (Cholesky's POTRF, LU's GETRF, either generation's name, any BLAS
+// suffix): their GPU kernel is synchronous (runtime.Task.SyncGPU).
+func SyncGPUModel(sym string) bool {
+	for _, s := range blasSuffixes {
+		sym = strings.TrimSuffix(sym, s)
+	}
+	for _, k := range []string{"chol_model_11", "chol_model_potrf", "_lu_model_11", "_lu_model_getrf"} {
+		if strings.HasSuffix(sym, k) {
+			return true
+		}
+	}
+	return false
 }
 
 var blasSuffixes = []string{"_openblas", "_atlas", "_goto", "_mkl", "_cublas"}

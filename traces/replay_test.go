@@ -58,3 +58,13 @@ func TestGraphFromNative(t *testing.T) {
 	assert.True(t, g.Tasks[0].Pinned)
 	assert.Greater(t, g.Tasks[0].FixedUS, 0.0)
 }
+
+func TestSyncGPUModel(t *testing.T) {
+	for sym, want := range map[string]bool{
+		"chol_model_potrf": true, "chol_model_11": true, "chol_model_11_openblas": true,
+		"starpu_slu_lu_model_getrf": true, "starpu_dlu_lu_model_11_atlas": true,
+		"chol_model_gemm": false, "chol_model_21": false, "starpu_slu_lu_model_trsm_ll": false, "": false,
+	} {
+		assert.Equal(t, want, SyncGPUModel(sym), sym)
+	}
+}
