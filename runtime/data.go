@@ -532,12 +532,14 @@ func (s *Simulator) send(o any) {
 func (s *Simulator) sent(f *emulator.Flow) {
 	req := f.Tag().(*request)
 	s.obs.TransferEnd(s.eng.NowS(), req.xferID)
-	s.finish(s.dir(req.src, req.dst), req, float64(req.h.h.SizeBytes))
+	s.finish(req)
 }
 
-func (s *Simulator) finish(d *direction, req *request, bytes float64) {
+// finish ends a copy: states, waiters, and the next copies it lets start.
+func (s *Simulator) finish(req *request) {
+	d := s.dir(req.src, req.dst)
 	d.busy = false
-	d.bytes += bytes
+	d.bytes += float64(req.h.h.SizeBytes)
 	d.count++
 	h := req.h
 	src, dst := &h.reps[req.src], &h.reps[req.dst]
