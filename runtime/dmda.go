@@ -1,6 +1,9 @@
 package runtime
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // The dm/dmda family (StarPU's deque_modeling_policy_data_aware.c): each
 // task is pushed to the worker that minimises
@@ -28,10 +31,7 @@ type dmCand struct {
 }
 
 type dmWorker struct {
-	q []*TaskState
-	// qp mirrors q's priorities: searches and the ready-first scan read
-	// this compact array instead of every queued task.
-	qp                        []int
+	q                         []*TaskState
 	expStart, expLen, pipeLen float64 // µs
 	pipeNtasks                int
 }
@@ -55,24 +55,14 @@ func (d *dmda) Init(v View) {
 	}
 }
 
-// insertPos is where t goes in a queue of priorities qp: FIFO, or after
-// every task of priority >= t's.
-func (d *dmda) insertPos(qp []int, t *TaskState) int {
+// insertPos is where t goes in q: FIFO, or after every task of priority >= t's.
+func (d *dmda) insertPos(q []*TaskState, t *TaskState) int {
 	if !d.sorted {
-		return len(qp)
+		return len(q)
 	}
-	// qp is sorted by decreasing priority: the first task of lower priority.
+	// q is sorted by decreasing priority: the first task of lower priority.
 	p := t.Priority()
-	lo, hi := 0, len(qp)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if qp[m] < p {
-			hi = m
-		} else {
-			lo = m + 1
-		}
-	}
-	return lo
+	return sort.Search(len(q), func(i int) bool { return q[i].Priority() < p })
 }
 
 func (d *dmda) Push(t *TaskState) {
@@ -88,7 +78,7 @@ func (d *dmda) Push(t *TaskState) {
 		start := math.Max(st.expStart, now)
 		prev := st.expLen
 		if d.sortedDec {
-			if pos := d.insertPos(st.qp, t); pos < len(st.q) {
+			if pos := d.insertPos(st.q, t); pos < len(st.q) {
 				prev = st.pipeLen
 				for _, o := range st.q[:pos] {
 					prev += o.predictedUS + o.penPrimeUS
@@ -143,13 +133,10 @@ func (d *dmda) Push(t *TaskState) {
 	if d.dataAware {
 		d.v.Prefetch(t, c.w)
 	}
-	pos := d.insertPos(st.qp, t)
+	pos := d.insertPos(st.q, t)
 	st.q = append(st.q, nil)
 	copy(st.q[pos+1:], st.q[pos:])
 	st.q[pos] = t
-	st.qp = append(st.qp, 0)
-	copy(st.qp[pos+1:], st.qp[pos:])
-	st.qp[pos] = t.Priority()
 }
 
 func (d *dmda) Pop(w *Worker) *TaskState {
@@ -159,11 +146,10 @@ func (d *dmda) Pop(w *Worker) *TaskState {
 	}
 	i := 0
 	if d.readyFirst {
-		i = d.readyIndex(st.q, st.qp, w)
+		i = d.readyIndex(st.q, w)
 	}
 	t := st.q[i]
 	st.q = append(st.q[:i], st.q[i+1:]...)
-	st.qp = append(st.qp[:i], st.qp[i+1:]...)
 	now := d.v.NowUS()
 	st.expStart = math.Max(now, st.expStart)
 	st.expLen -= t.penPrimeUS
@@ -176,11 +162,11 @@ func (d *dmda) Pop(w *Worker) *TaskState {
 // >= the head's, the lexicographic minimum of (bytes not valid, of those not
 // being loaded, bytes not allocated); ties to the earlier task; the scan
 // stops at a task with everything valid and allocated.
-func (d *dmda) readyIndex(q []*TaskState, qp []int, w *Worker) int {
+func (d *dmda) readyIndex(q []*TaskState, w *Worker) int {
 	best := 0
 	var b [3]int64
 	for i, t := range q {
-		if qp[i] < qp[0] {
+		if t.Priority() < q[0].Priority() {
 			break
 		}
 		nr, nl, na := d.v.NonReadyBytes(t, w)
