@@ -99,12 +99,18 @@ type memNode struct {
 	// indexed: the lists' droppable indexes are kept. They are built at
 	// the node's first reclaim, so nodes that never fill pay nothing.
 	indexed bool
+	// stalled: the driver thread that handles the node's requests waits on
+	// a synchronous kernel; the copies it handles neither start nor
+	// complete (deferred holds those whose flow ended) until it returns.
+	driverStalled bool
+	deferred      []*request
 }
 
 // direction is the FIFO of copies from one node to another: StarPU's
 // simulator runs one transfer per (src, dst) at a time.
 type direction struct {
 	src, dst int
+	handler  int // node whose driver starts and completes the copies
 	busy     bool
 	queue    []*request
 	bytes    float64
@@ -481,7 +487,7 @@ func (s *Simulator) upgrade(req *request, lvl level) {
 
 // kick starts the most urgent startable request of d if d is free.
 func (s *Simulator) kick(d *direction) {
-	if d.busy || len(d.queue) == 0 {
+	if d.busy || len(d.queue) == 0 || s.nodes[d.handler].driverStalled {
 		return
 	}
 	for _, o := range d.serial {
@@ -532,7 +538,53 @@ func (s *Simulator) send(o any) {
 func (s *Simulator) sent(f *emulator.Flow) {
 	req := f.Tag().(*request)
 	s.obs.TransferEnd(s.eng.NowS(), req.xferID)
+	if h := s.nodes[s.dir(req.src, req.dst).handler]; h.driverStalled {
+		h.deferred = append(h.deferred, req) // noticed when the driver returns
+		return
+	}
 	s.finish(req)
+}
+
+// handlingNode is the node whose driver thread handles copies from src to
+// dst, as StarPU's link_supports_direct_transfers picks it: the
+// destination when it is a GPU (from RAM, or from a peer GPU), the source
+// GPU for a copy to RAM (a CUDA node is not directly accessible from RAM's
+// workers: _starpu_cuda_is_direct_access_supported).
+func (s *Simulator) handlingNode(src, dst int) int {
+	if dst != 0 {
+		return dst
+	}
+	return src
+}
+
+// stallDriver marks node n's driver as waiting on a synchronous kernel.
+func (s *Simulator) stallDriver(n int) {
+	if !s.opts.NoDriverStall {
+		s.nodes[n].driverStalled = true
+	}
+}
+
+// resumeDriver: node n's driver returned from a synchronous kernel. It
+// completes the copies whose flows ended meanwhile, then starts what its
+// directions have queued.
+func (s *Simulator) resumeDriver(n int) {
+	node := s.nodes[n]
+	if !node.driverStalled {
+		return
+	}
+	node.driverStalled = false
+	done := node.deferred
+	node.deferred = nil
+	for _, req := range done {
+		s.finish(req)
+	}
+	for i := range s.dirs {
+		for _, d := range s.dirs[i] {
+			if d != nil && d.handler == n {
+				s.kick(d)
+			}
+		}
+	}
 }
 
 // finish ends a copy: states, waiters, and the next copies it lets start.

@@ -39,6 +39,11 @@ type Options struct {
 	// NoTidy disables StarPU's background write-backs that keep 5-10 % of
 	// the device copies clean.
 	NoTidy bool
+	// NoDriverStall lets a GPU's data requests progress while its driver
+	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as
+	// in StarPU, the requests that driver handles (copies into its GPU, and
+	// out of it to RAM) neither start nor complete until the kernel ends.
+	NoDriverStall bool
 	// Explain, when set, receives the decision log: one JSON line per
 	// scheduling decision (dm family) and per eviction. ExplainTask >= 0
 	// restricts it to that task's decisions (-1: all).

@@ -156,7 +156,7 @@ func TestWorkerCounts(t *testing.T) {
 // TestAttilaAgainstStarPUSimGrid compares with what StarPU over SimGrid
 // predicts for attila, Cholesky GPU-only (../shared/reference). The issue's
 // target is 3 % on every row; this test guards the accuracy reached so far
-// (22 rows within 3 %, worst 8.9 %, mean 1.58 %): every row within 10 %,
+// (22 rows within 3 %, worst 8.9 %, mean 1.78 %): every row within 10 %,
 // at least 21 rows within 3 %, mean |error| below 1.9 %.
 func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	if testing.Short() {
@@ -266,4 +266,47 @@ func TestSyncGPUKernelBlocksDriver(t *testing.T) {
 	assert.InDelta(t, 0, gap[false], 1e-9, "async: the second kernel follows the first at once")
 	// Three 3.7 MB tiles cross PCIe after the first kernel: well over 0.5 ms.
 	assert.Greater(t, gap[true], 0.5e-3, "sync: the second task's tiles are copied after the first ends")
+}
+
+// TestSyncGPUKernelStallsDriverCopies: a GPU driver thread handles its
+// node's copies (into the GPU, and out of it to RAM). While it waits on a
+// synchronous kernel, a CPU task's input held only on that GPU is not
+// copied: the CPU task starts after the kernel, unless NoDriverStall.
+func TestSyncGPUKernelStallsDriverCopies(t *testing.T) {
+	m := calibrate.Default().RuntimeMachine()
+	g := synthetic1M(0, 3)
+	base := synthetic1M(1, 3).Tasks[0]
+	// Workers: CPU0 (0), CUDA0 (1). Task 0 writes tile 0 on the GPU; task
+	// 1, synchronous, follows it there; task 2 reads tile 0 on the CPU.
+	for i, tc := range []struct {
+		worker int
+		bufs   []runtime.Access
+		us     float64
+	}{
+		{1, []runtime.Access{{Handle: 0, Mode: runtime.RW}}, 2e3},
+		{1, []runtime.Access{{Handle: 1, Mode: runtime.RW}}, 10e3},
+		{0, []runtime.Access{{Handle: 0, Mode: runtime.R}, {Handle: 2, Mode: runtime.RW}}, 100},
+	} {
+		tk := base
+		tk.ID, tk.Buffers, tk.FixedUS, tk.Pinned, tk.Worker = i, tc.bufs, tc.us, true, tc.worker
+		g.Tasks = append(g.Tasks, tk)
+	}
+	g.Tasks[1].SyncGPU = true
+	for _, stall := range []bool{true, false} {
+		o := opts("eager")
+		o.NCPU, o.NCUDA, o.NoDriverStall = 1, 1, !stall
+		obs := &taskTimes{start: map[int]float64{}, end: map[int]float64{}}
+		o.Observer = obs
+		s, err := runtime.New(m, g, o)
+		require.NoError(t, err)
+		_, err = s.Run()
+		require.NoError(t, err)
+		require.Len(t, obs.end, 3)
+		require.InDelta(t, obs.end[0], obs.start[1], 1e-9, "the sync kernel follows the first at once")
+		if stall {
+			assert.GreaterOrEqual(t, obs.start[2], obs.end[1], "the copy out of the GPU waits for the sync kernel")
+		} else {
+			assert.Less(t, obs.start[2], obs.end[1]-5e-3, "without the stall the copy overlaps the sync kernel")
+		}
+	}
 }

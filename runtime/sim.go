@@ -287,7 +287,7 @@ func (s *Simulator) buildNetwork() error {
 			if pm := s.m.Pitch[dirKey(a.name, b.name)]; len(pm) > 0 {
 				s.pitch[[2]int{i, j}] = pm
 			}
-			s.dirs[i][j] = &direction{src: i, dst: j}
+			s.dirs[i][j] = &direction{src: i, dst: j, handler: s.handlingNode(i, j)}
 		}
 	}
 	for _, p := range s.m.Serial {
@@ -733,6 +733,9 @@ func (s *Simulator) startKernel(w *Worker) {
 	for _, h := range t.handles {
 		s.nodes[w.Node].touch(&h.reps[w.Node])
 	}
+	if w.Kind == GPUWorker && t.spec.SyncGPU {
+		s.stallDriver(w.Node)
+	}
 	s.sched.PreExec(w, t)
 	durS := s.durationS(t, w)
 	t.startS = now
@@ -853,6 +856,9 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	}
 	s.nodes[w.Node].memoryFreed(s)
 	s.tidy(w.Node)
+	if w.Kind == GPUWorker && t.spec.SyncGPU {
+		s.resumeDriver(w.Node)
+	}
 }
 
 // finalCheck verifies the end state: no copy queued, pinned or protected;
