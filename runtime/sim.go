@@ -42,12 +42,12 @@ type Worker struct {
 	stateTask    *TaskState
 	fetchingTask *TaskState // the task whose inputs are being fetched
 	ntasks       int
+	nsync        int // synchronous kernels (Task.SyncGPU) queued or running
 }
 
 type TaskState struct {
 	spec     *Task
 	id       int
-	npending int          // unfinished dependencies (+1 until submitted)
 	succHead int32        // first successor edge (index in Simulator.edges); -1: none
 	succTail int32        // last successor edge, where the next one is appended
 	preds    []*TaskState // every dependency, finished or not
@@ -85,6 +85,10 @@ type Simulator struct {
 
 	handles []*handleState
 	tasks   []*TaskState
+	// npending[i] counts task i's unfinished dependencies (+1 until
+	// submitted). Kept apart from the tasks, densely, because a kernel's
+	// end decrements it for each successor, scattered over the graph.
+	npending []int32
 	routes  [][]*emulator.Route // [src][dst]; nil: no direct route
 	predict [][]Prediction      // [src][dst]; zero: none
 	dirs    [][]*direction
@@ -368,7 +372,18 @@ func (s *Simulator) buildGraph() error {
 	tslab := make([]TaskState, len(s.g.Tasks))
 	hbuf := make([]*handleState, 0, nbuf)
 	mbuf := make([]Mode, 0, nbuf)
-	kslab := make([]*KernelStats, len(s.g.Tasks)*nw)
+	var kslab []*KernelStats // per-task entries (pinned or fixed-length tasks)
+	type statsKey struct {
+		model string
+		fp    uint32
+	}
+	shared := map[statsKey][]*KernelStats{}
+	var lastKey []statsKey
+	var lastStats [][]*KernelStats
+	s.npending = make([]int32, len(s.g.Tasks))
+	// Each buffer of a task adds about one edge (its last writer); readers
+	// add more, appended as they come.
+	s.edges = make([]succEdge, 0, nbuf)
 	s.tasks = make([]*TaskState, 0, len(s.g.Tasks))
 	kernelIdx := map[string]int{}
 	for i := range s.g.Tasks {
@@ -377,7 +392,8 @@ func (s *Simulator) buildGraph() error {
 			return fmt.Errorf("task %d has ID %d", i, t.ID)
 		}
 		ts := &tslab[i]
-		ts.spec, ts.id, ts.npending, ts.succHead, ts.succTail = t, i, 1, -1, -1
+		ts.spec, ts.id, ts.succHead, ts.succTail = t, i, -1, -1
+		s.npending[i] = 1
 		k, ok := kernelIdx[t.Name]
 		if !ok {
 			k = len(s.kernelNames)
@@ -398,26 +414,41 @@ func (s *Simulator) buildGraph() error {
 		if err := s.checkFits(ts); err != nil {
 			return err
 		}
-		runnable := false
-		ts.stats = kslab[i*nw : (i+1)*nw : (i+1)*nw]
 		if t.Pinned && (t.Worker < 0 || t.Worker >= len(s.workers)) {
 			return fmt.Errorf("task %d (%s) is pinned to worker %d; there are %d workers", i, t.Name, t.Worker, len(s.workers))
 		}
-		for wi, w := range s.workers {
-			if t.Pinned && wi != t.Worker {
-				continue
+		if t.Pinned || t.FixedUS > 0 {
+			if cap(kslab)-len(kslab) < nw {
+				kslab = make([]*KernelStats, 0, nw*1024)
 			}
-			if t.FixedUS > 0 {
-				ts.stats[wi] = &KernelStats{MeanUS: t.FixedUS}
-				runnable = true
-				continue
-			}
-			if k, ok := s.lookupKernel(ts, w); ok {
-				ts.stats[wi] = k
-				runnable = true
+			kslab = kslab[:len(kslab)+nw]
+			ts.stats = kslab[len(kslab)-nw : len(kslab) : len(kslab)]
+			s.fillStats(ts)
+		} else {
+			// Tasks of one kernel, model and footprint share their
+			// per-worker entries; the last ones seen per kernel name are
+			// checked first, as tasks of a kernel mostly share them.
+			key := statsKey{t.Model, t.Footprint}
+			if k < len(lastKey) && lastKey[k] == key {
+				ts.stats = lastStats[k]
 			} else {
-				s.uncal[[2]string{t.Model, w.Arch}] = true
+				st, ok := shared[key]
+				if !ok {
+					st = make([]*KernelStats, nw)
+					ts.stats = st
+					s.fillStats(ts)
+					shared[key] = st
+				}
+				ts.stats = st
+				for len(lastKey) <= k {
+					lastKey, lastStats = append(lastKey, statsKey{}), append(lastStats, nil)
+				}
+				lastKey[k], lastStats[k] = key, st
 			}
+		}
+		runnable := false
+		for _, st := range ts.stats {
+			runnable = runnable || st != nil
 		}
 		if !runnable {
 			return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs", i, t.Name, t.Model, t.Footprint)
@@ -428,6 +459,26 @@ func (s *Simulator) buildGraph() error {
 		w.perKernel = make([]int, len(s.kernelNames))
 	}
 	return nil
+}
+
+// fillStats sets t's model entry per worker: nil where t cannot run (an
+// uncalibrated arch, or not the worker it is pinned to).
+func (s *Simulator) fillStats(ts *TaskState) {
+	t := ts.spec
+	for wi, w := range s.workers {
+		if t.Pinned && wi != t.Worker {
+			continue
+		}
+		if t.FixedUS > 0 {
+			ts.stats[wi] = &KernelStats{MeanUS: t.FixedUS}
+			continue
+		}
+		if k, ok := s.lookupKernel(ts, w); ok {
+			ts.stats[wi] = k
+		} else {
+			s.uncal[[2]string{t.Model, w.Arch}] = true
+		}
+	}
 }
 
 // lookupKernel returns the model entry of t on w's arch, if calibrated.
@@ -519,7 +570,7 @@ func (s *Simulator) submit(i int) {
 		s.predArena = append(s.predArena, p)
 		if !p.done {
 			s.addSucc(p, t)
-			t.npending++
+			s.npending[t.id]++
 		}
 	}
 	defer func() { t.preds = s.predArena[p0:len(s.predArena):len(s.predArena)] }()
@@ -545,8 +596,8 @@ func (s *Simulator) submit(i int) {
 	for _, hid := range t.spec.WontUse {
 		s.wontUse(s.handles[hid])
 	}
-	t.npending--
-	if t.npending == 0 {
+	s.npending[i]--
+	if s.npending[i] == 0 {
 		s.release(t)
 	}
 	if i+1 < len(s.tasks) {
@@ -666,6 +717,9 @@ func (s *Simulator) inputsReady(w *Worker, t *TaskState) {
 func (s *Simulator) deviceQueued(w *Worker, t *TaskState) {
 	w.fetching--
 	w.ready = append(w.ready, t)
+	if t.spec.SyncGPU {
+		w.nsync++
+	}
 	s.startKernel(w)
 	if w.canPop() {
 		w.idle = false
@@ -683,17 +737,12 @@ func (w *Worker) canPop() bool {
 	if w.Kind == CPUWorker {
 		return w.held == 0
 	}
+	if w.nsync > 0 {
+		return false // the driver thread is blocked on it
+	}
 	onDevice := len(w.ready)
 	if w.running != nil {
 		onDevice++
-		if w.running.spec.SyncGPU {
-			return false
-		}
-	}
-	for _, t := range w.ready {
-		if t.spec.SyncGPU {
-			return false // the driver thread is blocked on it
-		}
 	}
 	return w.fetching == 0 && onDevice < w.pipeline
 }
@@ -835,14 +884,17 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	s.obs.TaskDone(t)
 	s.accountWait(w)
 	w.running = nil
+	if t.spec.SyncGPU {
+		w.nsync--
+	}
 	w.held--
 	t.done = true
 	s.ndone++
 	for e := t.succHead; e >= 0; e = s.edges[e].next {
-		q := s.tasks[s.edges[e].task]
-		q.npending--
-		if q.npending == 0 {
-			s.release(q)
+		q := s.edges[e].task
+		s.npending[q]--
+		if s.npending[q] == 0 {
+			s.release(s.tasks[q])
 		}
 	}
 	for _, h := range t.handles {
