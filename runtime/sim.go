@@ -89,11 +89,11 @@ type Simulator struct {
 	// submitted). Kept apart from the tasks, densely, because a kernel's
 	// end decrements it for each successor, scattered over the graph.
 	npending []int32
-	routes  [][]*emulator.Route // [src][dst]; nil: no direct route
-	predict [][]Prediction      // [src][dst]; zero: none
-	dirs    [][]*direction
-	minBw   map[*emulator.Route]float64
-	pitch   map[[2]int][]PitchModel
+	routes   [][]*emulator.Route // [src][dst]; nil: no direct route
+	predict  [][]Prediction      // [src][dst]; zero: none
+	dirs     [][]*direction
+	minBw    map[*emulator.Route]float64
+	pitch    map[[2]int][]PitchModel
 
 	ndone       int
 	obs         Observer
