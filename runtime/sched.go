@@ -60,7 +60,7 @@ func (t *TaskState) Spec() *Task { return t.spec }
 func (t *TaskState) ID() int { return t.id }
 
 // Priority is the task's priority (higher first).
-func (t *TaskState) Priority() int { return t.spec.Priority }
+func (t *TaskState) Priority() int { return t.prio }
 
 var (
 	schedMu    sync.Mutex

@@ -46,25 +46,31 @@ type Worker struct {
 }
 
 type TaskState struct {
-	spec     *Task
-	id       int
-	succHead int32        // first successor edge (index in Simulator.edges); -1: none
-	succTail int32        // last successor edge, where the next one is appended
-	preds    []*TaskState // every dependency, finished or not
-	kernel   int          // index of spec.Name in Simulator.kernelNames
-	worker   *Worker
-	handles  []*handleState
-	modes    []Mode
+	spec    *Task
+	worker  *Worker
+	preds   []*TaskState // every dependency, finished or not
+	handles []*handleState
+	modes   []Mode
+	stats   []*KernelStats // per worker; nil: cannot run there
+	id      int
+
+	succHead     int32 // first successor edge (index in Simulator.edges); -1: none
+	succTail     int32 // last successor edge, where the next one is appended
+	kernel       int32 // index of spec.Name in Simulator.kernelNames
+	nfetching    int32
+	prefetchNode int32
+	// prio and syncGPU copy spec's Priority and SyncGPU: the schedulers'
+	// queue scans and the driver read them often, and spec is elsewhere
+	// in memory.
+	prio       int
+	syncGPU    bool
+	done       bool
+	prefetched bool
 
 	submitS, readyS, startS, endS float64
-	nfetching                     int
-	done                          bool
 
 	// Scheduler bookkeeping (dmda family).
 	predictedUS, predictedTransferUS, penPrimeUS float64
-	prefetched                                   bool
-	stats                                        []*KernelStats // per worker; nil: cannot run there
-	prefetchNode                                 int
 }
 
 // Simulator runs one graph on one machine. Create with New, then Run.
@@ -400,7 +406,7 @@ func (s *Simulator) buildGraph() error {
 			kernelIdx[t.Name] = k
 			s.kernelNames = append(s.kernelNames, t.Name)
 		}
-		ts.kernel = k
+		ts.kernel, ts.prio, ts.syncGPU = int32(k), t.Priority, t.SyncGPU
 		b0 := len(hbuf)
 		for _, a := range t.Buffers {
 			if a.Handle < 0 || a.Handle >= len(s.handles) {
@@ -717,7 +723,7 @@ func (s *Simulator) inputsReady(w *Worker, t *TaskState) {
 func (s *Simulator) deviceQueued(w *Worker, t *TaskState) {
 	w.fetching--
 	w.ready = append(w.ready, t)
-	if t.spec.SyncGPU {
+	if t.syncGPU {
 		w.nsync++
 	}
 	s.startKernel(w)
@@ -782,7 +788,7 @@ func (s *Simulator) startKernel(w *Worker) {
 	for _, h := range t.handles {
 		s.nodes[w.Node].touch(&h.reps[w.Node])
 	}
-	if w.Kind == GPUWorker && t.spec.SyncGPU {
+	if w.Kind == GPUWorker && t.syncGPU {
 		s.stallDriver(w.Node)
 	}
 	s.sched.PreExec(w, t)
@@ -884,7 +890,7 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	s.obs.TaskDone(t)
 	s.accountWait(w)
 	w.running = nil
-	if t.spec.SyncGPU {
+	if t.syncGPU {
 		w.nsync--
 	}
 	w.held--
@@ -908,7 +914,7 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	}
 	s.nodes[w.Node].memoryFreed(s)
 	s.tidy(w.Node)
-	if w.Kind == GPUWorker && t.spec.SyncGPU {
+	if w.Kind == GPUWorker && t.syncGPU {
 		s.resumeDriver(w.Node)
 	}
 }

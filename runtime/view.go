@@ -72,7 +72,7 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 		return
 	}
 	t.prefetched = true
-	t.prefetchNode = w.Node
+	t.prefetchNode = int32(w.Node)
 	for k, h := range t.handles {
 		r := &h.reps[w.Node]
 		r.protect++
