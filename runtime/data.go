@@ -51,6 +51,7 @@ type replica struct {
 
 type handleState struct {
 	h          *Handle
+	size       int64 // h.SizeBytes, read on hot paths without touching h
 	reps       []replica
 	lastWriter *TaskState
 	readers    []*TaskState
@@ -210,7 +211,7 @@ func (s *Simulator) bestSource(h *handleState, dst int) (int, bool) {
 		if s.route(n, dst) == nil {
 			continue
 		}
-		if t := s.predictUS(n, dst, h.h.SizeBytes); t < bestT {
+		if t := s.predictUS(n, dst, h.size); t < bestT {
 			best, bestT = n, t
 		}
 	}
@@ -253,7 +254,7 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 	if r.allocated {
 		return 0, true
 	}
-	size := h.h.SizeBytes
+	size := h.size
 	if node.capacity > 0 && node.used+size > node.capacity {
 		if lvl == levelIdle || !s.reclaim(node, h, size, lvl) {
 			return 0, false
@@ -341,7 +342,7 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 			if !e.live() || !evictable(e.r) {
 				continue
 			}
-			need -= e.r.h.h.SizeBytes
+			need -= e.r.h.size
 			s.explainEviction(e.r, "drop", forH, lvl)
 			s.free(e.r) // leaves a dead entry: l.drop keeps its indices
 			found = true
@@ -354,7 +355,7 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 				if evictable(r) {
 					s.explainEviction(r, "write-back", forH, lvl)
 					s.writeBack(r)
-					need -= r.h.h.SizeBytes
+					need -= r.h.size
 					found = true
 				}
 				r = next
@@ -370,9 +371,9 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 func (s *Simulator) free(r *replica) {
 	node := s.nodes[r.node]
 	node.remove(r)
-	node.used -= r.h.h.SizeBytes
-	if r.h.h.SizeBytes <= 4<<20 {
-		node.subUsed -= r.h.h.SizeBytes
+	node.used -= r.h.size
+	if r.h.size <= 4<<20 {
+		node.subUsed -= r.h.size
 	}
 	s.setState(r.h, r.node, invalid)
 	r.allocated = false
@@ -401,10 +402,10 @@ func (s *Simulator) writeBack(r *replica) {
 	h := r.h
 	home := &h.reps[0]
 	node := s.nodes[r.node]
-	node.pendingFree += h.h.SizeBytes
+	node.pendingFree += h.size
 	done := waiter{fn: func() {
 		r.evicting = false
-		node.pendingFree -= h.h.SizeBytes
+		node.pendingFree -= h.size
 		if r.refs == 0 && r.incoming == nil && s.validElsewhere(r) {
 			s.free(r)
 		}
@@ -433,7 +434,7 @@ func (s *Simulator) enqueue(req *request) {
 		s.nodes[req.src].active++
 		s.nodes[req.dst].active++
 	}
-	s.queuedBytes += float64(req.h.h.SizeBytes)
+	s.queuedBytes += float64(req.h.size)
 	d := s.dir(req.src, req.dst)
 	d.insert(req)
 	s.kick(d)
@@ -518,7 +519,7 @@ func (s *Simulator) kick(d *direction) {
 func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	d.busy = true
 	req.started = true
-	bytes := float64(req.h.h.SizeBytes)
+	bytes := float64(req.h.size)
 	route := s.route(req.src, req.dst)
 	payload := s.pitchedPayload(req, route, bytes)
 	s.xferID++
@@ -530,7 +531,7 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 // costs).
 func (s *Simulator) send(o any) {
 	req := o.(*request)
-	s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].name, s.nodes[req.dst].name, req.h.h.SizeBytes, req.kind(), req.h.h)
+	s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].name, s.nodes[req.dst].name, req.h.size, req.kind(), req.h.h)
 	s.net.SendTagged(s.route(req.src, req.dst), req.payload, s.sentCall, req)
 }
 
@@ -591,7 +592,7 @@ func (s *Simulator) resumeDriver(n int) {
 func (s *Simulator) finish(req *request) {
 	d := s.dir(req.src, req.dst)
 	d.busy = false
-	d.bytes += float64(req.h.h.SizeBytes)
+	d.bytes += float64(req.h.size)
 	d.count++
 	h := req.h
 	src, dst := &h.reps[req.src], &h.reps[req.dst]

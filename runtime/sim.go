@@ -326,7 +326,7 @@ func (s *Simulator) checkFits(t *TaskState) error {
 			dup = dup || g == h
 		}
 		if !dup {
-			need += h.h.SizeBytes
+			need += h.size
 		}
 	}
 	for _, n := range s.nodes[1:] {
@@ -362,7 +362,7 @@ func (s *Simulator) buildGraph() error {
 			return fmt.Errorf("handle %d has ID %d", i, h.ID)
 		}
 		hs := &hslab[i]
-		hs.h, hs.reps = h, rslab[i*nn:(i+1)*nn:(i+1)*nn]
+		hs.h, hs.size, hs.reps = h, h.SizeBytes, rslab[i*nn:(i+1)*nn:(i+1)*nn]
 		for n := range hs.reps {
 			hs.reps[n] = replica{h: hs, node: n}
 		}
@@ -941,7 +941,7 @@ func (s *Simulator) finalCheck() error {
 				return fmt.Errorf("check: %s on %s still pinned (refs %d, protect %d)", h.h.Name, s.nodes[n].name, r.refs, r.protect)
 			}
 			if r.allocated && n != 0 {
-				used[n] += h.h.SizeBytes
+				used[n] += h.size
 			}
 		}
 	}

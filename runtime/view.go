@@ -31,7 +31,7 @@ func (s *Simulator) ExpectedLengthUS(t *TaskState, w *Worker) float64 {
 func (s *Simulator) ExpectedTransferUS(t *TaskState, w *Worker) float64 {
 	total := 0.0
 	for k, h := range t.handles {
-		if t.modes[k]&R == 0 || h.h.SizeBytes == 0 {
+		if t.modes[k]&R == 0 || h.size == 0 {
 			continue
 		}
 		r := &h.reps[w.Node]
@@ -47,7 +47,7 @@ func (s *Simulator) ExpectedTransferUS(t *TaskState, w *Worker) float64 {
 // path through RAM.
 func (s *Simulator) predictFetchUS(h *handleState, dst int) float64 {
 	best := math.Inf(1)
-	size := h.h.SizeBytes
+	size := h.size
 	for n := range h.reps {
 		r := &h.reps[n]
 		if n == dst || r.state == invalid || !r.allocated {
@@ -87,7 +87,7 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 func (s *Simulator) NonReadyBytes(t *TaskState, w *Worker) (nonReady, nonLoading, nonAllocated int64) {
 	for k, h := range t.handles {
 		r := &h.reps[w.Node]
-		size := h.h.SizeBytes
+		size := h.size
 		if t.modes[k]&R != 0 && (r.state == invalid || !r.allocated) {
 			nonReady += size
 			if r.incoming == nil {
