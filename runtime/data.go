@@ -50,11 +50,9 @@ type replica struct {
 }
 
 type handleState struct {
-	h          *Handle
-	size       int64 // h.SizeBytes, read on hot paths without touching h
-	reps       []replica
-	lastWriter *TaskState
-	readers    []*TaskState
+	h    *Handle
+	size int64 // h.SizeBytes, read on hot paths without touching h
+	reps []replica
 	// wont_use: pending until the last writer submitted before it ends.
 	wontUseAfter *TaskState
 	wontUseArmed bool
@@ -672,12 +670,13 @@ func (n *memNode) memoryFreed(s *Simulator) {
 	}
 }
 
-// wontUse records starpu_data_wont_use: once every task submitted before it
-// that writes h has ended, h's copies are evicted first.
-func (s *Simulator) wontUse(h *handleState) {
-	h.wontUseAfter = h.lastWriter
+// wontUse records starpu_data_wont_use: once after (the last task
+// submitted before it that writes h) has ended, h's copies are evicted
+// first.
+func (s *Simulator) wontUse(h *handleState, after *TaskState) {
+	h.wontUseAfter = after
 	h.wontUseArmed = true
-	if h.lastWriter == nil || h.lastWriter.done {
+	if after == nil || after.done {
 		s.applyWontUse(h)
 	}
 }

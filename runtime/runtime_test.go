@@ -310,3 +310,26 @@ func TestSyncGPUKernelStallsDriverCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestBadGraph: a graph whose dependencies cannot be honoured is rejected by
+// New with an error naming the task, not discovered (or panicking) mid-run.
+func TestBadGraph(t *testing.T) {
+	m := calibrate.Default().RuntimeMachine()
+	for _, tc := range []struct {
+		name string
+		edit func(g *runtime.Graph)
+		want string
+	}{
+		{"forward dependency", func(g *runtime.Graph) { g.Tasks[0].Deps = []int{1} }, "task 0 (GEMM) depends on task 1, not submitted before it"},
+		{"negative dependency", func(g *runtime.Graph) { g.Tasks[1].Deps = []int{-1} }, "task 1 (GEMM) depends on task -1"},
+		{"unknown wont_use handle", func(g *runtime.Graph) { g.Tasks[1].WontUse = []int{99} }, "task 1 (GEMM): wont_use of unknown handle 99"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := synthetic1M(2, 6)
+			tc.edit(g)
+			_, err := runtime.New(m, g, opts("dmda"))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

@@ -54,8 +54,6 @@ type TaskState struct {
 	stats   []*KernelStats // per worker; nil: cannot run there
 	id      int
 
-	succHead     int32 // first successor edge (index in Simulator.edges); -1: none
-	succTail     int32 // last successor edge, where the next one is appended
 	kernel       int32 // index of spec.Name in Simulator.kernelNames
 	nfetching    int32
 	prefetchNode int32
@@ -111,25 +109,23 @@ type Simulator struct {
 	stats       Stats
 	seq         uint64
 
-	// Successor lists, as singly linked edges in one slice: a task's
-	// successors arrive over time, and one slice per task would cost an
-	// allocation each.
-	edges []succEdge
-	// predArena backs the tasks' preds slices, chunk by chunk.
-	predArena   []*TaskState
-	kernelNames []string // distinct task names, for per-worker counts
+	// The dependency graph, fixed before the run (sequential consistency
+	// depends only on submission order): task i's successors are
+	// succ[succOff[i]:succOff[i+1]], in submission order.
+	succOff []int32
+	succ    []int32
+	// wontUseAfter holds, for each wont_use hint in submission order, the
+	// task that last wrote the data before it (nil: none); wuNext is the
+	// next hint's index.
+	wontUseAfter []*TaskState
+	wuNext       int
+	kernelNames  []string // distinct task names, for per-worker counts
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
 	arrivedCall                                                   func(int)
 	sendCall                                                      func(any)
 	sentCall                                                      func(*emulator.Flow)
-}
-
-// succEdge is one dependency edge in a successor list.
-type succEdge struct {
-	task int32 // the successor's index
-	next int32 // the next edge of the same list; -1: last
 }
 
 // New prepares a simulation of g on m.
@@ -387,9 +383,6 @@ func (s *Simulator) buildGraph() error {
 	var lastKey []statsKey
 	var lastStats [][]*KernelStats
 	s.npending = make([]int32, len(s.g.Tasks))
-	// Each buffer of a task adds about one edge (its last writer); readers
-	// add more, appended as they come.
-	s.edges = make([]succEdge, 0, nbuf)
 	s.tasks = make([]*TaskState, 0, len(s.g.Tasks))
 	kernelIdx := map[string]int{}
 	for i := range s.g.Tasks {
@@ -398,8 +391,7 @@ func (s *Simulator) buildGraph() error {
 			return fmt.Errorf("task %d has ID %d", i, t.ID)
 		}
 		ts := &tslab[i]
-		ts.spec, ts.id, ts.succHead, ts.succTail = t, i, -1, -1
-		s.npending[i] = 1
+		ts.spec, ts.id = t, i
 		k, ok := kernelIdx[t.Name]
 		if !ok {
 			k = len(s.kernelNames)
@@ -463,6 +455,79 @@ func (s *Simulator) buildGraph() error {
 	}
 	for _, w := range s.workers {
 		w.perKernel = make([]int, len(s.kernelNames))
+	}
+	return s.buildDeps(nbuf)
+}
+
+// buildDeps derives the dependencies as StarPU's sequential consistency
+// does at submission: a task depends on its explicit dependencies, on the
+// last task that wrote each of its data and, when it writes, on the data's
+// readers since then. nbuf (the number of task buffers) sizes the first
+// allocation.
+func (s *Simulator) buildDeps(nbuf int) error {
+	n := len(s.tasks)
+	lastWriter := make([]*TaskState, len(s.handles))
+	readers := make([][]*TaskState, len(s.handles))
+	all := make([]*TaskState, 0, nbuf)
+	off := make([]int32, n+1)
+	nsucc := make([]int32, n+1)
+	for i, t := range s.tasks {
+		p0 := len(all)
+		add := func(p *TaskState) {
+			if p == nil || p == t {
+				return
+			}
+			for _, q := range all[p0:] {
+				if q == p {
+					return
+				}
+			}
+			all = append(all, p)
+		}
+		for _, d := range t.spec.Deps {
+			if d < 0 || d >= i {
+				return fmt.Errorf("task %d (%s) depends on task %d, not submitted before it", i, t.spec.Name, d)
+			}
+			add(s.tasks[d])
+		}
+		for k, h := range t.handles {
+			id := h.h.ID
+			add(lastWriter[id])
+			if t.modes[k]&W != 0 {
+				for _, r := range readers[id] {
+					add(r)
+				}
+				lastWriter[id], readers[id] = t, readers[id][:0]
+			} else {
+				readers[id] = append(readers[id], t)
+			}
+		}
+		for _, hid := range t.spec.WontUse {
+			if hid < 0 || hid >= len(s.handles) {
+				return fmt.Errorf("task %d (%s): wont_use of unknown handle %d", i, t.spec.Name, hid)
+			}
+			s.wontUseAfter = append(s.wontUseAfter, lastWriter[hid])
+		}
+		off[i+1] = int32(len(all))
+		for _, p := range all[p0:] {
+			nsucc[p.id+1]++
+		}
+		// Every dependency counts, plus one until the task is submitted:
+		// one that ends before the submission is counted off at its end.
+		s.npending[i] = int32(1 + len(all) - p0)
+	}
+	for i, t := range s.tasks {
+		t.preds = all[off[i]:off[i+1]:off[i+1]]
+		nsucc[i+1] += nsucc[i]
+	}
+	s.succOff = nsucc
+	s.succ = make([]int32, nsucc[n])
+	next := append([]int32(nil), nsucc[:n]...)
+	for _, t := range s.tasks {
+		for _, p := range t.preds {
+			s.succ[next[p.id]] = int32(t.id)
+			next[p.id]++
+		}
 	}
 	return nil
 }
@@ -544,63 +609,18 @@ func (s *Simulator) Run() (*Result, error) {
 	return res, nil
 }
 
-// submit submits task i (sequential consistency on its data), then
-// schedules the next submission after the submit cost.
+// submit submits task i, then schedules the next submission after the
+// submit cost. Its dependencies were derived before the run (buildDeps):
+// those still running hold it back.
 func (s *Simulator) submit(i int) {
 	if i >= len(s.tasks) {
 		return
 	}
 	t := s.tasks[i]
 	t.submitS = s.eng.NowS()
-	// At most one predecessor per explicit dependency, last writer and
-	// reader: make room for them in the arena's current chunk.
-	bound := len(t.spec.Deps)
-	for _, h := range t.handles {
-		bound += 1 + len(h.readers)
-	}
-	if cap(s.predArena)-len(s.predArena) < bound {
-		s.predArena = make([]*TaskState, 0, max(bound, predChunk))
-	}
-	p0 := len(s.predArena)
-	addDep := func(p *TaskState) {
-		if p == nil || p == t {
-			return
-		}
-		for _, q := range s.predArena[p0:] {
-			if q == p {
-				return
-			}
-		}
-		// The whole DAG is kept (metrics, checks); only unfinished
-		// predecessors hold the task back.
-		s.predArena = append(s.predArena, p)
-		if !p.done {
-			s.addSucc(p, t)
-			s.npending[t.id]++
-		}
-	}
-	defer func() { t.preds = s.predArena[p0:len(s.predArena):len(s.predArena)] }()
-	for _, d := range t.spec.Deps {
-		if d < 0 || d >= i {
-			s.fail(fmt.Errorf("task %d depends on task %d, not submitted before it", i, d))
-			return
-		}
-		addDep(s.tasks[d])
-	}
-	for k, h := range t.handles {
-		mode := t.modes[k]
-		addDep(h.lastWriter)
-		if mode&W != 0 {
-			for _, r := range h.readers {
-				addDep(r)
-			}
-			h.lastWriter, h.readers = t, h.readers[:0]
-		} else {
-			h.readers = append(h.readers, t)
-		}
-	}
 	for _, hid := range t.spec.WontUse {
-		s.wontUse(s.handles[hid])
+		s.wontUse(s.handles[hid], s.wontUseAfter[s.wuNext])
+		s.wuNext++
 	}
 	s.npending[i]--
 	if s.npending[i] == 0 {
@@ -609,21 +629,6 @@ func (s *Simulator) submit(i int) {
 	if i+1 < len(s.tasks) {
 		s.eng.PostCallAfter(s.m.Costs.TaskSubmitS, s.submitCall, i+1)
 	}
-}
-
-// predChunk is the size of the preds arena's chunks (pointers).
-const predChunk = 1 << 14
-
-// addSucc appends t to p's successor list.
-func (s *Simulator) addSucc(p, t *TaskState) {
-	e := int32(len(s.edges))
-	s.edges = append(s.edges, succEdge{task: int32(t.id), next: -1})
-	if p.succTail < 0 {
-		p.succHead = e
-	} else {
-		s.edges[p.succTail].next = e
-	}
-	p.succTail = e
 }
 
 // release makes t ready: it is pushed to the scheduler after the push cost.
@@ -896,8 +901,7 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	w.held--
 	t.done = true
 	s.ndone++
-	for e := t.succHead; e >= 0; e = s.edges[e].next {
-		q := s.edges[e].task
+	for _, q := range s.succ[s.succOff[t.id]:s.succOff[t.id+1]] {
 		s.npending[q]--
 		if s.npending[q] == 0 {
 			s.release(s.tasks[q])
