@@ -155,7 +155,13 @@ func (s *Simulator) notify(w waiter) {
 func (s *Simulator) fetch(h *handleState, n int, lvl level, done waiter) {
 	r := &h.reps[n]
 	if r.state != invalid && r.allocated {
-		s.notify(done)
+		// A hit: StarPU runs the fetch's callback at once
+		// (_starpu_create_request_to_fetch_data), not as a later event.
+		if done.call != nil {
+			done.call(done.arg)
+		} else if done.fn != nil {
+			done.fn()
+		}
 		return
 	}
 	if r.incoming != nil {
