@@ -379,9 +379,12 @@ func (s *Simulator) buildGraph() error {
 		model string
 		fp    uint32
 	}
+	type statsEntry struct {
+		key   statsKey
+		stats []*KernelStats
+	}
 	shared := map[statsKey][]*KernelStats{}
-	var lastKey []statsKey
-	var lastStats [][]*KernelStats
+	var last []statsEntry // by kernel name index
 	s.npending = make([]int32, len(s.g.Tasks))
 	s.tasks = make([]*TaskState, 0, len(s.g.Tasks))
 	kernelIdx := map[string]int{}
@@ -421,27 +424,26 @@ func (s *Simulator) buildGraph() error {
 			}
 			kslab = kslab[:len(kslab)+nw]
 			ts.stats = kslab[len(kslab)-nw : len(kslab) : len(kslab)]
-			s.fillStats(ts)
+			s.fillStats(ts.stats, t)
 		} else {
 			// Tasks of one kernel, model and footprint share their
-			// per-worker entries; the last ones seen per kernel name are
-			// checked first, as tasks of a kernel mostly share them.
+			// per-worker entries. The last entries used per kernel name
+			// are checked first: a kernel's tasks mostly share them.
 			key := statsKey{t.Model, t.Footprint}
-			if k < len(lastKey) && lastKey[k] == key {
-				ts.stats = lastStats[k]
+			for len(last) <= k {
+				last = append(last, statsEntry{})
+			}
+			if c := last[k]; c.stats != nil && c.key == key {
+				ts.stats = c.stats
 			} else {
 				st, ok := shared[key]
 				if !ok {
 					st = make([]*KernelStats, nw)
-					ts.stats = st
-					s.fillStats(ts)
+					s.fillStats(st, t)
 					shared[key] = st
 				}
 				ts.stats = st
-				for len(lastKey) <= k {
-					lastKey, lastStats = append(lastKey, statsKey{}), append(lastStats, nil)
-				}
-				lastKey[k], lastStats[k] = key, st
+				last[k] = statsEntry{key, st}
 			}
 		}
 		runnable := false
@@ -532,20 +534,19 @@ func (s *Simulator) buildDeps(nbuf int) error {
 	return nil
 }
 
-// fillStats sets t's model entry per worker: nil where t cannot run (an
-// uncalibrated arch, or not the worker it is pinned to).
-func (s *Simulator) fillStats(ts *TaskState) {
-	t := ts.spec
+// fillStats sets st[w] to t's model entry on worker w: nil where t cannot
+// run (an uncalibrated arch, or not the worker it is pinned to).
+func (s *Simulator) fillStats(st []*KernelStats, t *Task) {
 	for wi, w := range s.workers {
 		if t.Pinned && wi != t.Worker {
 			continue
 		}
 		if t.FixedUS > 0 {
-			ts.stats[wi] = &KernelStats{MeanUS: t.FixedUS}
+			st[wi] = &KernelStats{MeanUS: t.FixedUS}
 			continue
 		}
-		if k, ok := s.lookupKernel(ts, w); ok {
-			ts.stats[wi] = k
+		if k, ok := s.lookupKernel(t, w); ok {
+			st[wi] = k
 		} else {
 			s.uncal[[2]string{t.Model, w.Arch}] = true
 		}
@@ -553,8 +554,8 @@ func (s *Simulator) fillStats(ts *TaskState) {
 }
 
 // lookupKernel returns the model entry of t on w's arch, if calibrated.
-func (s *Simulator) lookupKernel(t *TaskState, w *Worker) (*KernelStats, bool) {
-	key := KernelKey{Model: t.spec.Model, Arch: w.Arch, Footprint: t.spec.Footprint}
+func (s *Simulator) lookupKernel(t *Task, w *Worker) (*KernelStats, bool) {
+	key := KernelKey{Model: t.Model, Arch: w.Arch, Footprint: t.Footprint}
 	if k, ok := s.kcache[key]; ok {
 		return k, k != nil
 	}
