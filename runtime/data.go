@@ -98,7 +98,7 @@ type memNode struct {
 	// indexed: the lists' droppable indexes are kept. They are built at
 	// the node's first reclaim, so nodes that never fill pay nothing.
 	indexed bool
-	// stalled: the driver thread that handles the node's requests waits on
+	// driverStalled: the driver thread that handles the node's requests waits on
 	// a synchronous kernel; the copies it handles neither start nor
 	// complete (deferred holds those whose flow ended) until it returns.
 	driverStalled bool
@@ -140,6 +140,15 @@ type waiter struct {
 
 func (w waiter) none() bool { return w.call == nil && w.fn == nil }
 
+// run runs w now, within the current event.
+func (w waiter) run() {
+	if w.call != nil {
+		w.call(w.arg)
+	} else if w.fn != nil {
+		w.fn()
+	}
+}
+
 // notify runs w as an event now.
 func (s *Simulator) notify(w waiter) {
 	if w.call != nil {
@@ -157,11 +166,7 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, done waiter) {
 	if r.state != invalid && r.allocated {
 		// A hit: StarPU runs the fetch's callback at once
 		// (_starpu_create_request_to_fetch_data), not as a later event.
-		if done.call != nil {
-			done.call(done.arg)
-		} else if done.fn != nil {
-			done.fn()
-		}
+		done.run()
 		return
 	}
 	if r.incoming != nil {
