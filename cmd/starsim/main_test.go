@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -180,4 +181,27 @@ func TestReplayReproducesRun(t *testing.T) {
 	code, _, errs := runCLI("replay", "testdata/small.platform.xml")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "small.platform.xml:")
+}
+
+// TestCPUProfileAndGC: --cpuprofile writes a pprof file (gzip), and run and
+// replay leave the collector as they found it (they pause it while building).
+func TestCPUProfileAndGC(t *testing.T) {
+	before := debug.SetGCPercent(137)
+	defer debug.SetGCPercent(before)
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.prof")
+	code, _, errs := runCLI("run", "--n", "3840", "--cpuprofile", prof, "--trace-rec", dir)
+	require.Equal(t, 0, code, errs)
+	data, err := os.ReadFile(prof)
+	require.NoError(t, err)
+	require.Greater(t, len(data), 2)
+	assert.Equal(t, []byte{0x1f, 0x8b}, data[:2], "a pprof profile is gzipped")
+	assert.Equal(t, 137, debug.SetGCPercent(137), "run restores the GC setting")
+	code, _, errs = runCLI("replay", dir, "--cpuprofile", prof)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, 137, debug.SetGCPercent(137), "replay restores the GC setting")
+	code, _, errs = runCLI("run", "--n", "3840", "--cpuprofile", filepath.Join(dir, "no", "such", "dir"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "no/such/dir")
+	assert.Equal(t, 137, debug.SetGCPercent(137))
 }

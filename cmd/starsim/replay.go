@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/traces"
 )
 
@@ -31,38 +33,49 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return &usageError{"want exactly one TASKS.rec (file or directory)"}
 	}
-	path := pos[0]
+	stop, err := f.startProfile()
+	if err != nil {
+		return err
+	}
+	res, err := f.replay(stderr, pos[0], *static)
+	if err == nil {
+		err = f.print(stdout, res)
+	}
+	return errors.Join(err, stop())
+}
+
+// replay simulates the tasks recorded in path (a tasks.rec or its directory).
+func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.Result, error) {
+	pauseGC()
+	defer resumeGC()
+	arg := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "tasks.rec")
 	}
 	fh, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	recs, err := traces.ReadTasksRec(fh, path)
 	fh.Close()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cal, err := loadCalibration(f.calib, f.starpuDir, f.host, stderr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	symbols := map[string]bool{}
 	for _, k := range cal.Kernels {
 		symbols[k.Model] = true
 	}
-	g, warn, err := traces.Graph(recs, traces.ReplayOptions{StaticWorkerID: *static, HasModel: func(s string) bool { return symbols[s] }})
+	g, warn, err := traces.Graph(recs, traces.ReplayOptions{StaticWorkerID: static, HasModel: func(s string) bool { return symbols[s] }})
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for _, w := range warn {
 		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
 	}
-	g.Name = "replay of " + pos[0]
-	res, err := f.simulate(stderr, cal.RuntimeMachine(), g)
-	if err != nil {
-		return err
-	}
-	return f.print(stdout, res)
+	g.Name = "replay of " + arg
+	return f.simulate(stderr, cal.RuntimeMachine(), g)
 }
