@@ -55,8 +55,6 @@ type Task struct {
 	Flops    float64
 	Priority int
 	Buffers  []Access
-	// Footprint indexes the perf model (StarPU's task footprint).
-	Footprint uint32
 	// Deps are explicit dependencies (task IDs submitted earlier), on top
 	// of the implicit data dependencies (sequential consistency).
 	Deps []int
@@ -65,16 +63,20 @@ type Task struct {
 	WontUse []int
 	// Worker pins the task to one worker (its index, CPU workers first)
 	// when Pinned (starpu_replay --static-workerid).
-	Pinned bool
 	Worker int
 	// FixedUS > 0 gives the task this duration (µs) instead of a model
 	// lookup, on whichever workers may run it (a replayed task without a
 	// model runs for its recorded length).
 	FixedUS float64
+	// Footprint indexes the perf model (StarPU's task footprint).
+	Footprint uint32
+	Pinned    bool
 	// SyncGPU says the kernel's GPU implementation is synchronous (its
 	// codelet lacks STARPU_CUDA_ASYNC): a GPU driver waits for the device's
 	// earlier tasks, runs it, and pops nothing meanwhile.
 	SyncGPU bool
+	// The small fields come last, together: a graph holds one Task per
+	// task, and padding between them would add 16 bytes to each.
 }
 
 // Graph is a whole application: its data and its tasks in submission order.
