@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 
 	"github.com/starsim/starsim/emulator"
@@ -61,6 +62,52 @@ type handleState struct {
 	// version counts writes; a write-back that started before a write
 	// must not make its stale copy valid.
 	version uint64
+	// Bit n of valid, allocated and loading mirrors reps[n]: state not
+	// invalid, allocated, incoming copy under way. The schedulers' queries
+	// at every push and pop (transfer penalties, ready-first scans) read
+	// these bits instead of one replica, a cache line, per node.
+	valid, allocated, loading uint64
+}
+
+// maxNodes bounds the memory nodes: the bit sets of handleState.
+const maxNodes = 64
+
+// ready is the bit set of nodes holding an allocated, valid copy.
+func (h *handleState) ready() uint64 { return h.valid & h.allocated }
+
+// checkBits verifies that h's bit sets mirror its replicas.
+func (h *handleState) checkBits() error {
+	for n := range h.reps {
+		r := &h.reps[n]
+		bit := uint64(1) << uint(n)
+		if (h.valid&bit != 0) != (r.state != invalid) || (h.allocated&bit != 0) != r.allocated || (h.loading&bit != 0) != (r.incoming != nil) {
+			return fmt.Errorf("check: %s on node %d: bits valid/allocated/loading %t/%t/%t, replica %t/%t/%t", h.h.Name, n,
+				h.valid&bit != 0, h.allocated&bit != 0, h.loading&bit != 0, r.state != invalid, r.allocated, r.incoming != nil)
+		}
+	}
+	return nil
+}
+
+// setBit sets or clears bit n of *set.
+func setBit(set *uint64, n int, on bool) {
+	if on {
+		*set |= 1 << uint(n)
+	} else {
+		*set &^= 1 << uint(n)
+	}
+}
+
+// setAllocated marks r allocated or not, with its handle's bit.
+func (r *replica) setAllocated(on bool) {
+	r.allocated = on
+	setBit(&r.h.allocated, r.node, on)
+}
+
+// setIncoming records the copy under way to r (nil: none), with its
+// handle's bit.
+func (r *replica) setIncoming(req *request) {
+	r.incoming = req
+	setBit(&r.h.loading, r.node, req != nil)
 }
 
 type memNode struct {
@@ -187,7 +234,7 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, done waiter) {
 	if s.route(src, n) == nil {
 		// Two hops: bring the data to RAM first.
 		req := s.newRequest(h, 0, n, lvl, done) // placeholder, started after the first hop
-		r.incoming = req
+		r.setIncoming(req)
 		s.fetch(h, 0, lvl, waiter{fn: func() {
 			req.src = 0
 			s.enqueue(req)
@@ -195,7 +242,7 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, done waiter) {
 		return
 	}
 	req := s.newRequest(h, src, n, lvl, done)
-	r.incoming = req
+	r.setIncoming(req)
 	s.enqueue(req)
 }
 
@@ -212,11 +259,8 @@ func (s *Simulator) newRequest(h *handleState, src, dst int, lvl level, done wai
 // over a direct route; RAM otherwise (StarPU's _starpu_select_src_node).
 func (s *Simulator) bestSource(h *handleState, dst int) (int, bool) {
 	best, bestT := -1, math.Inf(1)
-	for n := range h.reps {
-		r := &h.reps[n]
-		if n == dst || r.state == invalid || !r.allocated {
-			continue
-		}
+	for set := h.ready() &^ (1 << uint(dst)); set != 0; set &= set - 1 {
+		n := bits.TrailingZeros64(set)
 		if s.route(n, dst) == nil {
 			continue
 		}
@@ -227,10 +271,8 @@ func (s *Simulator) bestSource(h *handleState, dst int) (int, bool) {
 	if best >= 0 {
 		return best, true
 	}
-	for n := range h.reps {
-		if h.reps[n].state != invalid && h.reps[n].allocated {
-			return n, true
-		}
+	if set := h.ready(); set != 0 {
+		return bits.TrailingZeros64(set), true
 	}
 	return 0, false
 }
@@ -274,7 +316,7 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 	if s.opts.Check && node.capacity > 0 && node.used > node.capacity {
 		s.fail(fmt.Errorf("node %s over capacity: %d > %d bytes", node.name, node.used, node.capacity))
 	}
-	r.allocated = true
+	r.setAllocated(true)
 	s.obs.Memory(s.eng.NowS(), node.name, "allocate", h.h)
 	if n != 0 {
 		node.nalloc++
@@ -385,7 +427,7 @@ func (s *Simulator) free(r *replica) {
 		node.subUsed -= r.h.size
 	}
 	s.setState(r.h, r.node, invalid)
-	r.allocated = false
+	r.setAllocated(false)
 	node.nalloc--
 	if r.h.reps[0].state == invalid {
 		node.ndirty--
@@ -433,7 +475,7 @@ func (s *Simulator) writeBack(r *replica) {
 	}
 	req := s.newRequest(h, r.node, 0, levelFetch, done)
 	req.wb = true
-	home.incoming = req
+	home.setIncoming(req)
 	s.enqueue(req)
 }
 
@@ -620,7 +662,7 @@ func (s *Simulator) finish(req *request) {
 		}
 		s.setState(h, req.dst, shared)
 	}
-	dst.incoming = nil
+	dst.setIncoming(nil)
 	s.nodes[req.dst].evictGen++
 	if req.level != levelIdle {
 		for _, n := range []int{req.src, req.dst} {
@@ -1026,6 +1068,7 @@ func (s *Simulator) setState(h *handleState, n int, st msi) {
 		}
 	}
 	r.state = st
+	setBit(&h.valid, n, st != invalid)
 	s.nodes[n].reindex(r)
 }
 

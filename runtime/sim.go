@@ -195,6 +195,9 @@ func (s *Simulator) buildNodes() error {
 	if ncuda > s.ngpus {
 		return fmt.Errorf("%d CUDA workers asked, the machine has %d GPUs", ncuda, s.ngpus)
 	}
+	if len(s.nodes) > maxNodes {
+		return fmt.Errorf("%d memory nodes (RAM and %d GPUs): at most %d are supported; use --ncuda to simulate fewer GPUs", len(s.nodes), s.ngpus, maxNodes)
+	}
 	return nil
 }
 
@@ -363,7 +366,8 @@ func (s *Simulator) buildGraph() error {
 			hs.reps[n] = replica{h: hs, node: n}
 		}
 		hs.reps[0].state = owner // data starts valid at home (RAM)
-		hs.reps[0].allocated = true
+		hs.reps[0].setAllocated(true)
+		hs.valid = 1
 		hs.nvalid = 1
 		s.handles = append(s.handles, hs)
 	}
@@ -789,6 +793,9 @@ func (s *Simulator) startKernel(w *Worker) {
 			if t.modes[k]&R != 0 && h.reps[w.Node].state == invalid {
 				s.fail(fmt.Errorf("task %d (%s) starts on %s without a valid %s", t.id, t.spec.Name, w.Name, h.h.Name))
 			}
+			if err := h.checkBits(); err != nil {
+				s.fail(err)
+			}
 		}
 	}
 	for _, h := range t.handles {
@@ -939,6 +946,9 @@ func (s *Simulator) finalCheck() error {
 	for _, h := range s.handles {
 		if h.nvalid < 1 {
 			return fmt.Errorf("check: %s has no valid copy", h.h.Name)
+		}
+		if err := h.checkBits(); err != nil {
+			return err
 		}
 		for n := range h.reps {
 			r := &h.reps[n]

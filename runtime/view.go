@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 )
 
@@ -30,12 +31,12 @@ func (s *Simulator) ExpectedLengthUS(t *TaskState, w *Worker) float64 {
 // (starpu_task_expected_data_transfer_time_for).
 func (s *Simulator) ExpectedTransferUS(t *TaskState, w *Worker) float64 {
 	total := 0.0
+	bit := uint64(1) << uint(w.Node)
 	for k, h := range t.handles {
 		if t.modes[k]&R == 0 || h.size == 0 {
 			continue
 		}
-		r := &h.reps[w.Node]
-		if (r.state != invalid && r.allocated) || r.incoming != nil {
+		if (h.ready()|h.loading)&bit != 0 {
 			continue
 		}
 		total += s.predictFetchUS(h, w.Node)
@@ -48,11 +49,8 @@ func (s *Simulator) ExpectedTransferUS(t *TaskState, w *Worker) float64 {
 func (s *Simulator) predictFetchUS(h *handleState, dst int) float64 {
 	best := math.Inf(1)
 	size := h.size
-	for n := range h.reps {
-		r := &h.reps[n]
-		if n == dst || r.state == invalid || !r.allocated {
-			continue
-		}
+	for set := h.ready() &^ (1 << uint(dst)); set != 0; set &= set - 1 {
+		n := bits.TrailingZeros64(set)
 		if s.route(n, dst) != nil {
 			best = math.Min(best, s.predictUS(n, dst, size))
 		} else {
@@ -85,16 +83,16 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 
 // NonReadyBytes sizes t's inputs that are not ready on w's node.
 func (s *Simulator) NonReadyBytes(t *TaskState, w *Worker) (nonReady, nonLoading, nonAllocated int64) {
+	bit := uint64(1) << uint(w.Node)
 	for k, h := range t.handles {
-		r := &h.reps[w.Node]
 		size := h.size
-		if t.modes[k]&R != 0 && (r.state == invalid || !r.allocated) {
+		if t.modes[k]&R != 0 && h.ready()&bit == 0 {
 			nonReady += size
-			if r.incoming == nil {
+			if h.loading&bit == 0 {
 				nonLoading += size
 			}
 		}
-		if !r.allocated {
+		if h.allocated&bit == 0 {
 			nonAllocated += size
 		}
 	}
