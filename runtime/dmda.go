@@ -149,7 +149,11 @@ func (d *dmda) Pop(w *Worker) *TaskState {
 		i = d.readyIndex(st.q, w)
 	}
 	t := st.q[i]
-	st.q = append(st.q[:i], st.q[i+1:]...)
+	// Close the gap from the front: i is small (the head, or the end of a
+	// short ready-first scan) while the queue may hold thousands of tasks.
+	copy(st.q[1:i+1], st.q[:i])
+	st.q[0] = nil
+	st.q = st.q[1:]
 	now := d.v.NowUS()
 	st.expStart = math.Max(now, st.expStart)
 	st.expLen -= t.penPrimeUS
