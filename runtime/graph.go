@@ -70,7 +70,7 @@ type Task struct {
 	FixedUS float64
 	// Footprint indexes the perf model (StarPU's task footprint).
 	Footprint uint32
-	Pinned    bool
+	Pinned    bool // run only on Worker
 	// SyncGPU says the kernel's GPU implementation is synchronous (its
 	// codelet lacks STARPU_CUDA_ASYNC): a GPU driver waits for the device's
 	// earlier tasks, runs it, and pops nothing meanwhile.

@@ -46,8 +46,6 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 
 // replay simulates the tasks recorded in path (a tasks.rec or its directory).
 func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.Result, error) {
-	pauseGC()
-	defer resumeGC()
 	arg := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "tasks.rec")
@@ -65,6 +63,8 @@ func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.
 	if err != nil {
 		return nil, err
 	}
+	pauseGC() // parsing's garbage is behind; the graph stays live
+	defer resumeGC()
 	symbols := map[string]bool{}
 	for _, k := range cal.Kernels {
 		symbols[k.Model] = true

@@ -179,12 +179,12 @@ func (f *runFlags) applyEnv(set map[string]bool) error {
 }
 
 func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
-	pauseGC()
-	defer resumeGC()
 	cal, err := loadCalibration(f.calib, f.starpuDir, f.host, stderr)
 	if err != nil {
 		return nil, err
 	}
+	pauseGC()
+	defer resumeGC()
 	prec := models.Single
 	if f.double {
 		prec = models.Double
