@@ -38,7 +38,7 @@ type replica struct {
 	incoming  *request
 	evicting  bool
 	wontUse   bool
-	// shared mirrors h.nvalid >= 2: a valid copy that is shared is valid
+	// shared mirrors h.nvalid() >= 2: a valid copy that is shared is valid
 	// elsewhere too, so a reclaim may drop it (see reindex).
 	shared bool
 	// stamp orders the node's LRU lists (head smallest); droppable says r
@@ -57,8 +57,6 @@ type handleState struct {
 	// wont_use: pending until the last writer submitted before it ends.
 	wontUseAfter *TaskState
 	wontUseArmed bool
-	// nvalid counts the allocated copies in a valid state.
-	nvalid int
 	// version counts writes; a write-back that started before a write
 	// must not make its stale copy valid.
 	version uint64
@@ -75,8 +73,16 @@ const maxNodes = 64
 // ready is the bit set of nodes holding an allocated, valid copy.
 func (h *handleState) ready() uint64 { return h.valid & h.allocated }
 
-// checkBits verifies that h's bit sets mirror its replicas.
+// nvalid counts the allocated copies in a valid state.
+func (h *handleState) nvalid() int { return bits.OnesCount64(h.ready()) }
+
+// checkBits verifies that h's bit sets mirror its replicas, and that no copy
+// is valid without being allocated (nvalid and the shared flags, updated by
+// setState only, rely on it).
 func (h *handleState) checkBits() error {
+	if h.valid&^h.allocated != 0 {
+		return fmt.Errorf("check: %s valid on unallocated nodes (bits %b)", h.h.Name, h.valid&^h.allocated)
+	}
 	for n := range h.reps {
 		r := &h.reps[n]
 		bit := uint64(1) << uint(n)
@@ -439,7 +445,7 @@ func (s *Simulator) free(r *replica) {
 
 // validElsewhere reports whether another node holds a valid copy of r's data.
 func (s *Simulator) validElsewhere(r *replica) bool {
-	n := r.h.nvalid
+	n := r.h.nvalid()
 	if r.state != invalid && r.allocated {
 		n--
 	}
@@ -1041,13 +1047,9 @@ func (s *Simulator) predictUS(src, dst int, size int64) float64 {
 func (s *Simulator) setState(h *handleState, n int, st msi) {
 	r := &h.reps[n]
 	if r.allocated {
-		was := h.nvalid >= 2
-		if r.state == invalid && st != invalid {
-			h.nvalid++
-		} else if r.state != invalid && st == invalid {
-			h.nvalid--
-		}
-		if now := h.nvalid >= 2; now != was {
+		was := h.nvalid() >= 2
+		setBit(&h.valid, n, st != invalid)
+		if now := h.nvalid() >= 2; now != was {
 			for m := range h.reps {
 				h.reps[m].shared = now
 				if m != n {

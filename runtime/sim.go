@@ -368,7 +368,6 @@ func (s *Simulator) buildGraph() error {
 		hs.reps[0].state = owner // data starts valid at home (RAM)
 		hs.reps[0].setAllocated(true)
 		hs.valid = 1
-		hs.nvalid = 1
 		s.handles = append(s.handles, hs)
 	}
 	nbuf := 0
@@ -944,7 +943,7 @@ func (s *Simulator) finalCheck() error {
 	}
 	used := make([]int64, len(s.nodes))
 	for _, h := range s.handles {
-		if h.nvalid < 1 {
+		if h.nvalid() < 1 {
 			return fmt.Errorf("check: %s has no valid copy", h.h.Name)
 		}
 		if err := h.checkBits(); err != nil {
