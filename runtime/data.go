@@ -141,10 +141,6 @@ type memNode struct {
 	nalloc, ndirty int
 	tidying        int    // tidy write-backs under way
 	tidyGen        uint64 // evictGen+1 at the last tidy scan
-	// active counts queued or running non-idle requests from or to the
-	// node: idle requests wait until it is 0 (StarPU processes idle
-	// requests only when nothing else is pending).
-	active int
 	// tailStamp and headStamp are the last stamps given by pushTail
 	// (increasing) and moveHead (decreasing), so stamps follow list order.
 	tailStamp, headStamp int64
@@ -156,18 +152,47 @@ type memNode struct {
 	// complete (deferred holds those whose flow ended) until it returns.
 	driverStalled bool
 	deferred      []*request
+	// handledIn and handledOut are the directions whose requests the node's
+	// driver issues: into the node (by source), and out of it to RAM.
+	handledIn, handledOut []*direction
+	progressPosted        bool
+	progressAtS           float64 // when the posted pass runs (simulated s)
+	// issueFreeS is when the node's driver has finished issuing the copies
+	// it handles (each costs it the transfer queue cost, one after the
+	// other): simulated seconds.
+	issueFreeS float64
 }
 
-// direction is the FIFO of copies from one node to another: StarPU's
-// simulator runs one transfer per (src, dst) at a time.
+// direction holds the copies from one node to another. Requests wait in
+// queue until the handling driver issues them, at most maxIssued(level) at
+// a time (StarPU's per-(node, peer) pending limits). An issued copy's flow
+// starts once every copy issued before it on this direction or on a serial
+// one has ended (StarPU's simulator: transfers_are_sequential against its
+// pending list), so one flow runs per direction at a time and serial
+// directions take turns in issue order.
 type direction struct {
 	src, dst int
 	handler  int // node whose driver starts and completes the copies
-	busy     bool
+	issued   int // requests issued and not yet completed
 	queue    []*request
+	pend     []*request // issued copies whose flow has not ended, in issue order
 	bytes    float64
 	count    int
 	serial   []*direction // directions whose copies never overlap with these
+}
+
+// maxIssued is how many requests of a level a direction may have issued
+// and uncompleted before it issues one more (StarPU's data_request.h:
+// MAX_PENDING_REQUESTS_PER_NODE 5, ..._PREFETCH_... 2, ..._IDLE_... 1,
+// all compared with one pending count).
+func maxIssued(l level) int {
+	switch l {
+	case levelFetch:
+		return 5
+	case levelIdle:
+		return 1
+	}
+	return 2
 }
 
 type request struct {
@@ -178,9 +203,13 @@ type request struct {
 	waiters  []waiter
 	started  bool
 	wb       bool // eviction write-back
-	version  uint64
-	xferID   uint64  // trace id of the copy, once started
-	payload  float64 // bytes the flow carries (pitch models may enlarge them)
+	// nwait counts the earlier copies this one's flow waits for; wake
+	// lists the later copies waiting for this one's flow.
+	nwait   int
+	wake    []*request
+	version uint64
+	xferID  uint64  // trace id of the copy, once started
+	payload float64 // bytes the flow carries (pitch models may enlarge them)
 }
 
 // waiter is what runs when a copy completes: a bound call with its
@@ -487,10 +516,6 @@ func (s *Simulator) writeBack(r *replica) {
 
 // enqueue queues a request on its direction and starts what can start.
 func (s *Simulator) enqueue(req *request) {
-	if req.level != levelIdle {
-		s.nodes[req.src].active++
-		s.nodes[req.dst].active++
-	}
 	s.queuedBytes += float64(req.h.size)
 	d := s.dir(req.src, req.dst)
 	d.insert(req)
@@ -524,12 +549,6 @@ func (d *direction) insert(req *request) {
 // upgrade raises a queued request's level (a fetch joining a prefetch),
 // moving it to its new place in its direction's queue.
 func (s *Simulator) upgrade(req *request, lvl level) {
-	if req.level != levelIdle && lvl != levelIdle {
-		// active counts are per non-idle request: unchanged
-	} else if req.level == levelIdle {
-		s.nodes[req.src].active++
-		s.nodes[req.dst].active++
-	}
 	d := s.dir(req.src, req.dst)
 	for i, q := range d.queue {
 		if q == req {
@@ -543,60 +562,153 @@ func (s *Simulator) upgrade(req *request, lvl level) {
 	req.level = lvl // not queued yet (first hop of a two-hop copy pending)
 }
 
-// kick starts the most urgent startable request of d if d is free.
-func (s *Simulator) kick(d *direction) {
-	if d.busy || len(d.queue) == 0 || s.nodes[d.handler].driverStalled {
+// kick wakes the driver that handles d's requests: it issues them in its
+// next progress pass.
+func (s *Simulator) kick(d *direction) { s.wakeDriver(d.handler) }
+
+// wakeDriver posts one progress pass of node n's driver at the current
+// time (passes asked for meanwhile are the same pass).
+func (s *Simulator) wakeDriver(n int) {
+	node := s.nodes[n]
+	if node.progressPosted || node.driverStalled {
 		return
 	}
-	for _, o := range d.serial {
-		if o.busy {
+	node.progressPosted = true
+	node.progressAtS = s.eng.NowS() + progressDelayS
+	s.eng.PostCallAfter(progressDelayS, s.progressCall, n)
+}
+
+// progress is a pass of node n's driver over the requests it handles
+// (StarPU's ___starpu_datawizard_progress): the incoming ones, peer by
+// peer in node order, fetches first, then prefetches, then idle requests
+// if none of the group's issued requests is pending; then the outgoing
+// ones, per peer, the same way. Running out of memory ends a group's pass.
+func (s *Simulator) progress(n int) {
+	node := s.nodes[n]
+	node.progressPosted = false
+	if node.driverStalled {
+		return
+	}
+	s.issueGroup(node.handledIn)
+	for _, d := range node.handledOut {
+		s.issueGroup([]*direction{d})
+	}
+}
+
+func (s *Simulator) issueGroup(ds []*direction) {
+	for _, lvl := range [...]level{levelFetch, levelPrefetch} {
+		for _, d := range ds {
+			if !s.issue(d, lvl) {
+				return
+			}
+		}
+	}
+	for _, d := range ds {
+		if d.issued > 0 {
 			return
 		}
 	}
-	for i, req := range d.queue {
-		if req.level == levelIdle && (s.nodes[req.src].active > 0 || s.nodes[req.dst].active > 0) {
-			return // the rest of the queue is idle-level too
+	for _, d := range ds {
+		if !s.issue(d, levelIdle) {
+			return
+		}
+	}
+}
+
+// issue issues d's queued requests of level lvl or more urgent while its
+// pending limits allow: the queue is sorted by level, and a more urgent
+// level has the higher limit, so the first request that cannot go stops the
+// rest. It reports false when memory ran out.
+func (s *Simulator) issue(d *direction, lvl level) bool {
+	for len(d.queue) > 0 {
+		req := d.queue[0]
+		if req.level > lvl || d.issued >= maxIssued(req.level) {
+			return true
 		}
 		costS, ok := s.reserve(req.h, req.dst, req.level)
 		if !ok {
 			// Later requests are no more urgent: wait for memory.
 			s.nodes[req.dst].stalled = true
-			return
+			return false
 		}
-		if i == 0 {
-			d.queue = d.queue[1:]
-		} else {
-			d.queue = append(d.queue[:i], d.queue[i+1:]...)
-		}
+		d.queue = d.queue[1:]
 		s.start(d, req, costS)
-		return
 	}
+	return true
 }
 
+// start issues a copy. The handling driver allocates the destination
+// buffer (device allocations hold one lock shared by every device, as
+// StarPU's cuda_alloc_mutex), then spends the transfer queue cost; it
+// issues its copies one after the other.
 func (s *Simulator) start(d *direction, req *request, allocS float64) {
-	d.busy = true
+	d.issued++
 	req.started = true
 	bytes := float64(req.h.size)
 	route := s.route(req.src, req.dst)
 	payload := s.pitchedPayload(req, route, bytes)
 	s.xferID++
 	req.xferID, req.payload = s.xferID, payload
-	s.eng.PostObjAfter(s.m.Costs.TransferQueueS+allocS, s.sendCall, req)
+	now := s.eng.NowS()
+	drv := s.nodes[d.handler]
+	t := math.Max(now, drv.issueFreeS)
+	if allocS > 0 {
+		t = math.Max(t, s.allocFreeS) + allocS
+		s.allocFreeS = t
+	}
+	t += s.m.Costs.TransferQueueS
+	drv.issueFreeS = t
+	s.eng.PostObjAfter(t-now, s.sendCall, req)
 }
 
-// send puts a started copy on the network (after its queue and allocation
-// costs).
+// send submits an issued copy to the network: its flow waits for the
+// copies issued before it on its direction and on the serial ones.
 func (s *Simulator) send(o any) {
 	req := o.(*request)
+	d := s.dir(req.src, req.dst)
+	s.waitFor(req, d)
+	for _, o := range d.serial {
+		s.waitFor(req, o)
+	}
+	d.pend = append(d.pend, req)
+	if req.nwait == 0 {
+		s.flow(req)
+	}
+}
+
+// waitFor makes req's flow wait for the pending copies of o.
+func (s *Simulator) waitFor(req *request, o *direction) {
+	for _, p := range o.pend {
+		p.wake = append(p.wake, req)
+		req.nwait++
+	}
+}
+
+// flow starts a copy's bytes on the network.
+func (s *Simulator) flow(req *request) {
 	s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].name, s.nodes[req.dst].name, req.h.size, req.kind(), req.h.h)
 	s.net.SendTagged(s.route(req.src, req.dst), req.payload, s.sentCall, req)
 }
 
-// sent: a copy's flow completed.
+// sent: a copy's flow completed. The copies waiting for it may flow; the
+// request itself completes when its driver notices.
 func (s *Simulator) sent(f *emulator.Flow) {
 	req := f.Tag().(*request)
 	s.obs.TransferEnd(s.eng.NowS(), req.xferID)
-	if h := s.nodes[s.dir(req.src, req.dst).handler]; h.driverStalled {
+	d := s.dir(req.src, req.dst)
+	for i, p := range d.pend {
+		if p == req {
+			d.pend = append(d.pend[:i], d.pend[i+1:]...)
+			break
+		}
+	}
+	for _, w := range req.wake {
+		if w.nwait--; w.nwait == 0 {
+			s.flow(w)
+		}
+	}
+	req.wake = nil
+	if h := s.nodes[d.handler]; h.driverStalled {
 		h.deferred = append(h.deferred, req) // noticed when the driver returns
 		return
 	}
@@ -648,7 +760,7 @@ func (s *Simulator) resumeDriver(n int) {
 // finish ends a copy: states, waiters, and the next copies it lets start.
 func (s *Simulator) finish(req *request) {
 	d := s.dir(req.src, req.dst)
-	d.busy = false
+	d.issued--
 	d.bytes += float64(req.h.size)
 	d.count++
 	h := req.h
@@ -670,38 +782,16 @@ func (s *Simulator) finish(req *request) {
 	}
 	dst.setIncoming(nil)
 	s.nodes[req.dst].evictGen++
-	if req.level != levelIdle {
-		for _, n := range []int{req.src, req.dst} {
-			if s.nodes[n].active--; s.nodes[n].active == 0 {
-				s.kickNode(n)
-			}
-		}
-	}
 	for _, w := range req.waiters {
 		s.notify(w)
 	}
 	s.kick(d)
-	for _, o := range d.serial {
-		s.kick(o)
-	}
 	// The new copy is no longer incoming, hence evictable, and the source's
 	// may have become droppable: retry what waits for memory on either
 	// node (a stalled direction is not necessarily d or its serial ones).
 	for _, n := range [2]int{req.src, req.dst} {
 		if node := s.nodes[n]; node.stalled || len(node.waiting) > 0 {
 			node.memoryFreed(s)
-		}
-	}
-}
-
-// kickNode tries to start copies from and to node n.
-func (s *Simulator) kickNode(n int) {
-	for j := range s.nodes {
-		if d := s.dir(n, j); d != nil {
-			s.kick(d)
-		}
-		if d := s.dir(j, n); d != nil {
-			s.kick(d)
 		}
 	}
 }
@@ -1024,7 +1114,7 @@ func evalPitch(models []PitchModel, bytes, pitch float64) (float64, bool) {
 
 // predictUS is the scheduler's expected time of copying size bytes from src
 // to dst (starpu_transfer_predict): latency + size/bandwidth, the second
-// term multiplied by 2 x the GPU count on non-peer buses when the parity
+// term multiplied by 2 x the bus's GPU count (busGPUs) when the parity
 // option is on.
 func (s *Simulator) predictUS(src, dst int, size int64) float64 {
 	p := s.predict[src][dst]
@@ -1033,11 +1123,7 @@ func (s *Simulator) predictUS(src, dst int, size int64) float64 {
 	}
 	factor := 1.0
 	if s.opts.StarPUTransferFactor {
-		ngpu := s.ngpus
-		if src != 0 && dst != 0 {
-			ngpu = 1 // direct (peer) bus
-		}
-		factor = 2 * float64(ngpu)
+		factor = 2 * float64(s.predictGPUs[src][dst])
 	}
 	return p.LatencyS*1e6 + float64(size)/p.BandwidthBps*1e6*factor
 }
@@ -1111,3 +1197,8 @@ func (s *Simulator) tidy(n int) {
 		h.reps[0].incoming.waiters = append(h.reps[0].incoming.waiters, waiter{fn: func() { node.tidying-- }})
 	}
 }
+
+// progressDelayS is how long a woken driver takes to reach its node's
+// requests: StarPU's datawizard progress sleeps 1 µs per call in simulation,
+// and a CUDA driver's loop makes progress on RAM before its own node.
+const progressDelayS = 2e-6

@@ -156,8 +156,11 @@ func TestWorkerCounts(t *testing.T) {
 // TestAttilaAgainstStarPUSimGrid compares with what StarPU over SimGrid
 // predicts for attila, Cholesky GPU-only (../shared/reference). The issue's
 // target is 3 % on every row; this test guards the accuracy reached so far
-// (22 rows within 3 %, worst 8.9 %, mean 1.78 %): every row within 10 %,
-// at least 21 rows within 3 %, mean |error| below 1.9 %.
+// (20 rows within 3 %, worst 7.2 %, mean 1.68 %): every row within 10 %,
+// at least 20 rows within 3 %, mean |error| below 1.8 %. (The previous
+// state, 22 rows and mean 1.78 %, had StarPU's transfer prediction and
+// request issuing wrong: checked against StarPU 1.4.10 over SimGrid, see
+// TestFirstStepCopiesMatchStarPU.)
 func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -194,8 +197,8 @@ func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	}
 	require.Equal(t, 24, rows)
 	t.Logf("%d of %d rows within 3 %%, mean |error| %.2f %%", within3, rows, 100*sumAbs/float64(rows))
-	assert.GreaterOrEqual(t, within3, 21)
-	assert.Less(t, sumAbs/float64(rows), 0.019)
+	assert.GreaterOrEqual(t, within3, 20)
+	assert.Less(t, sumAbs/float64(rows), 0.018)
 }
 
 // TestNativeCPUTrace predicts the recorded native run of

@@ -95,9 +95,15 @@ type Simulator struct {
 	npending []int32
 	routes   [][]*emulator.Route // [src][dst]; nil: no direct route
 	predict  [][]Prediction      // [src][dst]; zero: none
-	dirs     [][]*direction
-	minBw    map[*emulator.Route]float64
-	pitch    map[[2]int][]PitchModel
+	// predictGPUs[src][dst] is StarPU's GPU count of the bus (busGPUs).
+	predictGPUs [][]int
+	// pushFreeS is when the pushes of released tasks are done (simulated s).
+	pushFreeS float64
+	// allocFreeS is when the device allocation lock is free (simulated s).
+	allocFreeS float64
+	dirs       [][]*direction
+	minBw      map[*emulator.Route]float64
+	pitch      map[[2]int][]PitchModel
 
 	ndone       int
 	obs         Observer
@@ -123,7 +129,7 @@ type Simulator struct {
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
-	arrivedCall                                                   func(int)
+	arrivedCall, progressCall                                     func(int)
 	sendCall                                                      func(any)
 	sentCall                                                      func(*emulator.Flow)
 }
@@ -164,7 +170,7 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	s.popCall = func(wid int) { s.workerPop(s.workers[wid]) }
 	s.readyCall = func(id int) { t := s.tasks[id]; s.inputsReady(t.worker, t) }
 	s.queuedCall = func(id int) { t := s.tasks[id]; s.deviceQueued(t.worker, t) }
-	s.sendCall, s.sentCall, s.arrivedCall = s.send, s.sent, s.arrived
+	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
 	s.endCall = func(id int) { t := s.tasks[id]; s.endKernel(t.worker, t) }
 	s.sched = factory()
 	s.sched.Init(s)
@@ -297,6 +303,18 @@ func (s *Simulator) buildNetwork() error {
 				s.pitch[[2]int{i, j}] = pm
 			}
 			s.dirs[i][j] = &direction{src: i, dst: j, handler: s.handlingNode(i, j)}
+		}
+	}
+	s.predictGPUs = s.busGPUs()
+	for i := range s.nodes {
+		for j := range s.nodes {
+			if d := s.dirs[i][j]; d != nil {
+				if h := s.nodes[d.handler]; d.dst == d.handler {
+					h.handledIn = append(h.handledIn, d)
+				} else {
+					h.handledOut = append(h.handledOut, d)
+				}
+			}
 		}
 	}
 	for _, p := range s.m.Serial {
@@ -636,9 +654,13 @@ func (s *Simulator) submit(i int) {
 }
 
 // release makes t ready: it is pushed to the scheduler after the push cost.
+// Tasks released together are pushed one after the other, each paying the
+// cost (StarPU's releasing thread pushes them in turn).
 func (s *Simulator) release(t *TaskState) {
-	t.readyS = s.eng.NowS()
-	s.eng.PostCallAfter(s.m.Costs.TaskPushS, s.pushCall, t.id)
+	now := s.eng.NowS()
+	t.readyS = now
+	s.pushFreeS = math.Max(s.pushFreeS, now) + s.m.Costs.TaskPushS
+	s.eng.PostCallAfter(s.pushFreeS-now, s.pushCall, t.id)
 }
 
 // push hands task id to the scheduler and wakes the idle workers.
@@ -659,7 +681,21 @@ func (s *Simulator) wakeIdle() {
 }
 
 // workerPop lets w take tasks from the scheduler while its pipeline has room.
+// A GPU worker's driver thread also issues its node's copies: it makes
+// them progress before it pops (StarPU's driver loop), and while it is busy
+// issuing them, the pop waits.
 func (s *Simulator) workerPop(w *Worker) {
+	if w.Kind == GPUWorker {
+		if node := s.nodes[w.Node]; node.progressPosted {
+			// Pop right after the pending pass (posted before this).
+			s.eng.PostCallAfter(node.progressAtS-s.eng.NowS(), s.popCall, w.ID)
+			return
+		}
+		if free := s.nodes[w.Node].issueFreeS; free > s.eng.NowS() {
+			s.eng.PostCallAfter(free-s.eng.NowS(), s.popCall, w.ID)
+			return
+		}
+	}
 	for w.canPop() {
 		t := s.sched.Pop(w)
 		if t == nil {
@@ -936,7 +972,7 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 func (s *Simulator) finalCheck() error {
 	for i := range s.dirs {
 		for _, d := range s.dirs[i] {
-			if d != nil && (len(d.queue) > 0 || d.busy) {
+			if d != nil && (len(d.queue) > 0 || d.issued > 0 || len(d.pend) > 0) {
 				return fmt.Errorf("check: %d copies %s->%s left queued at the end", len(d.queue), s.nodes[d.src].name, s.nodes[d.dst].name)
 			}
 		}
