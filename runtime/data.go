@@ -178,7 +178,7 @@ type direction struct {
 	pend     []*request // issued copies whose flow has not ended, in issue order
 	bytes    float64
 	count    int
-	serial   []*direction // directions whose copies never overlap with these
+	serial   []*direction // directions whose copies never overlap with these (issue order)
 }
 
 // maxIssued is how many requests of a level a direction may have issued

@@ -18,7 +18,8 @@ type Machine struct {
 	Predict map[string]Prediction
 	// Pitch holds measured 2D-copy models per "SRC->DST" (optional).
 	Pitch map[string][]PitchModel
-	// Serial lists pairs of directions whose copies never overlap.
+	// Serial lists pairs of directions whose copies never overlap: a copy
+	// flows once those issued before it in the other direction have ended.
 	Serial [][2]string
 	Costs  Costs
 	// Kernels holds duration statistics per (model, arch, footprint).
