@@ -566,8 +566,8 @@ func (s *Simulator) upgrade(req *request, lvl level) {
 // next progress pass.
 func (s *Simulator) kick(d *direction) { s.wakeDriver(d.handler) }
 
-// wakeDriver posts one progress pass of node n's driver at the current
-// time (passes asked for meanwhile are the same pass).
+// wakeDriver posts one progress pass of node n's driver, progressDelayS
+// from now (passes asked for meanwhile are the same pass).
 func (s *Simulator) wakeDriver(n int) {
 	node := s.nodes[n]
 	if node.progressPosted || node.driverStalled {
@@ -595,6 +595,9 @@ func (s *Simulator) progress(n int) {
 	}
 }
 
+// issueGroup is one group's part of a pass: fetches of every direction in
+// ds, then prefetches, then, when none of them has a request pending, idle
+// requests (_starpu_check_that_no_data_request_is_pending).
 func (s *Simulator) issueGroup(ds []*direction) {
 	for _, lvl := range [...]level{levelFetch, levelPrefetch} {
 		for _, d := range ds {
