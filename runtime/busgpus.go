@@ -52,12 +52,12 @@ func (s *Simulator) bridgeGPUs(r []string) int {
 	if len(r) == 1 {
 		return 1
 	}
-	through := ""
 	for _, l := range r {
 		if l == "Host" {
 			return 0
 		}
 	}
+	through := ""
 	for _, l := range r {
 		if strings.HasSuffix(l, " through") {
 			through = l

@@ -655,7 +655,9 @@ func (s *Simulator) submit(i int) {
 
 // release makes t ready: it is pushed to the scheduler after the push cost.
 // Tasks released together are pushed one after the other, each paying the
-// cost (StarPU's releasing thread pushes them in turn).
+// cost (StarPU's releasing thread pushes them in turn). One clock serves all
+// releasing workers: two tasks ending at the same instant on different
+// workers also push in turn, where StarPU's two threads would overlap.
 func (s *Simulator) release(t *TaskState) {
 	now := s.eng.NowS()
 	t.readyS = now
