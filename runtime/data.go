@@ -152,6 +152,14 @@ type memNode struct {
 	// complete (deferred holds those whose flow ended) until it returns.
 	driverStalled bool
 	deferred      []*request
+	// reclaiming: the driver is in a synchronous reclaim (StarPU's
+	// _starpu_memory_reclaim_generic): nothing may be allocated on the
+	// node, and its worker neither completes, submits nor pops tasks, until
+	// reclaimLeft bytes are freed or nothing more can be.
+	reclaiming  bool
+	reclaimLeft int64
+	reclaimLvl  level
+	reclaimFor  *handleState // the copy the reclaim makes room for
 	// handledIn and handledOut are the directions whose requests the node's
 	// driver issues: into the node (by source), and out of it to RAM.
 	handledIn, handledOut []*direction
@@ -199,6 +207,7 @@ type request struct {
 	h        *handleState
 	src, dst int
 	level    level
+	prio     int // the requesting task's priority: higher issues first
 	seq      uint64
 	waiters  []waiter
 	started  bool
@@ -242,12 +251,17 @@ func (s *Simulator) notify(w waiter) {
 
 // fetch makes h valid on node n, then calls done. A valid copy is a hit; a
 // pending request to n is joined (and upgraded); otherwise the copy comes
-// from the best source, through RAM when there is no direct route.
-func (s *Simulator) fetch(h *handleState, n int, lvl level, done waiter) {
+// from the best source, through RAM when there is no direct route. prio is
+// the requesting task's priority (0 for the runtime's own copies).
+func (s *Simulator) fetch(h *handleState, n int, lvl level, prio int, done waiter) {
 	r := &h.reps[n]
 	if r.state != invalid && r.allocated {
 		// A hit: StarPU runs the fetch's callback at once
 		// (_starpu_create_request_to_fetch_data), not as a later event.
+		// The copy becomes the most recently used (_starpu_memchunk_recently_used):
+		// in StarPU only allocations and request hits move a copy in LRU
+		// order, not the kernels that use it.
+		s.nodes[n].touch(r)
 		done.run()
 		return
 	}
@@ -268,22 +282,22 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, done waiter) {
 	}
 	if s.route(src, n) == nil {
 		// Two hops: bring the data to RAM first.
-		req := s.newRequest(h, 0, n, lvl, done) // placeholder, started after the first hop
+		req := s.newRequest(h, 0, n, lvl, prio, done) // placeholder, started after the first hop
 		r.setIncoming(req)
-		s.fetch(h, 0, lvl, waiter{fn: func() {
+		s.fetch(h, 0, lvl, prio, waiter{fn: func() {
 			req.src = 0
 			s.enqueue(req)
 		}})
 		return
 	}
-	req := s.newRequest(h, src, n, lvl, done)
+	req := s.newRequest(h, src, n, lvl, prio, done)
 	r.setIncoming(req)
 	s.enqueue(req)
 }
 
-func (s *Simulator) newRequest(h *handleState, src, dst int, lvl level, done waiter) *request {
+func (s *Simulator) newRequest(h *handleState, src, dst int, lvl level, prio int, done waiter) *request {
 	s.seq++
-	req := &request{h: h, src: src, dst: dst, level: lvl, seq: s.seq, version: h.version}
+	req := &request{h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.version}
 	if !done.none() {
 		req.waiters = append(req.waiters, done)
 	}
@@ -341,6 +355,9 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 		return 0, true
 	}
 	size := h.size
+	if node.reclaiming {
+		return 0, false
+	}
 	if node.capacity > 0 && node.used+size > node.capacity {
 		if lvl == levelIdle || !s.reclaim(node, h, size, lvl) {
 			return 0, false
@@ -382,21 +399,16 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 	return cost, true
 }
 
-// reclaim frees room for size bytes on node, as StarPU 1.4's allocator
-// (_starpu_allocate_interface) does: first it drops copies that need no
-// write-back (clean or valid elsewhere), least recently used first
-// (try_to_reuse_potentially_in_use_mc); then it evicts the only valid
-// copies, writing them back home first (_starpu_memory_reclaim_generic); the
-// room they free arrives when the write-back ends. Fetches and both prefetch
-// levels may do both (StarPU 1.3 let only fetches write back); idle fetches
-// evict nothing. Prefetches do not evict copies protected by a pending task
-// prefetch. It reports whether the room is available now.
-//
-// StarPU's generic reclaim asks for twice the size and waits for each
-// write-back in turn; here write-backs run asynchronously and reclaim
-// exactly what is missing. Asking for 2x here (tried on attila Cholesky)
-// lowers the 76800 rows by 3-6 % against StarPU over SimGrid, so it is not
-// done.
+// reclaim makes room for size bytes on node for a request of level lvl, as
+// StarPU 1.4's allocator (_starpu_allocate_interface) does. First it drops
+// copies that need no write-back (invalid, or valid elsewhere), least
+// recently used first (try_to_reuse_potentially_in_use_mc). Failing that,
+// it starts the generic reclaim of twice the size on the node's driver
+// thread (startSyncReclaim); the room comes when that ends. Idle fetches
+// evict nothing. A fetch takes copies in one LRU order whatever their
+// protection; prefetches never take copies protected by a pending task
+// prefetch (starpu_data_can_evict). It reports whether the room is
+// available now.
 func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl level) bool {
 	need := node.used + size - node.capacity - node.pendingFree
 	if node.noVictim[lvl] == node.evictGen+1 {
@@ -411,47 +423,111 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 		}
 	}
 	found := false
-	evictable := func(r *replica) bool {
-		return r.refs == 0 && r.incoming == nil && !r.evicting && !(lvl >= levelTaskPrefetch && r.protect > 0)
-	}
-	lists := []*lruList{&node.main}
+	// The droppable indexes (copies that are invalid or valid elsewhere,
+	// in LRU order), not the whole lists: most of a full device's copies
+	// are sole owners that only the generic reclaim may take. A fetch
+	// merges the two lists' indexes by stamp.
+	a, b := &node.main.drop, &node.prot.drop
+	node.main.compact()
 	if lvl == levelFetch {
-		lists = append(lists, &node.prot)
+		node.prot.compact()
+	} else {
+		b = new([]dropEntry)
 	}
-	// Pass 1 walks the droppable index (copies that are invalid or valid
-	// elsewhere, in LRU order), not the whole list: most of a full device's
-	// copies are sole owners that only pass 2 may take.
-	for _, l := range lists {
-		l.compact()
-		for i := 0; i < len(l.drop) && need > 0; i++ {
-			e := l.drop[i]
-			if !e.live() || !evictable(e.r) {
-				continue
-			}
-			need -= e.r.h.size
-			s.explainEviction(e.r, "drop", forH, lvl)
-			s.free(e.r) // leaves a dead entry: l.drop keeps its indices
-			found = true
+	for i, j := 0, 0; (i < len(*a) || j < len(*b)) && need > 0; {
+		var e dropEntry
+		if j >= len(*b) || (i < len(*a) && (*a)[i].stamp < (*b)[j].stamp) {
+			e, i = (*a)[i], i+1
+		} else {
+			e, j = (*b)[j], j+1
 		}
-	}
-	if lvl != levelIdle {
-		for _, l := range lists {
-			for r := l.head; r != nil && need > 0; {
-				next := r.next
-				if evictable(r) {
-					s.explainEviction(r, "write-back", forH, lvl)
-					s.writeBack(r)
-					need -= r.h.size
-					found = true
-				}
-				r = next
-			}
+		if !e.live() || !s.evictable(e.r, lvl) {
+			continue
 		}
+		need -= e.r.h.size
+		s.explainEviction(e.r, "drop", forH, lvl)
+		s.free(e.r) // leaves a dead entry: the indexes keep their positions
+		found = true
 	}
-	if !found {
+	if need <= 0 || found || lvl == levelIdle {
+		if !found {
+			node.noVictim[lvl] = node.evictGen + 1
+		}
+		return node.used+size <= node.capacity
+	}
+	return s.startSyncReclaim(node, forH, 2*size, lvl)
+}
+
+// evictable says whether a reclaim of level lvl may take r now.
+func (s *Simulator) evictable(r *replica, lvl level) bool {
+	return r.refs == 0 && r.incoming == nil && !r.evicting && !(lvl >= levelTaskPrefetch && r.protect > 0)
+}
+
+// startSyncReclaim starts StarPU's generic reclaim of amount bytes on node
+// for a request of level lvl: copies are taken in LRU order, a droppable
+// one freed at once, a sole owner written back home first while the driver
+// waits (transfer_subtree_to_node), one after the other. It reports false:
+// the room comes when the reclaim ends.
+func (s *Simulator) startSyncReclaim(node *memNode, forH *handleState, amount int64, lvl level) bool {
+	if node.driverStalled {
+		return false // the driver thread is in a kernel: retried when it returns
+	}
+	if s.lruVictim(node, lvl) == nil {
 		node.noVictim[lvl] = node.evictGen + 1
+		return false
 	}
-	return node.used+size <= node.capacity
+	node.reclaiming = true
+	node.reclaimLeft = amount
+	node.reclaimLvl = lvl
+	node.reclaimFor = forH
+	s.blockWorker(node.id, true)
+	s.syncReclaimStep(node)
+	return false
+}
+
+// syncReclaimStep frees the next victims of node's reclaim, or ends it.
+func (s *Simulator) syncReclaimStep(node *memNode) {
+	lvl := node.reclaimLvl
+	for node.reclaimLeft > 0 {
+		r := s.lruVictim(node, lvl)
+		if r == nil {
+			break
+		}
+		if r.state == invalid || s.validElsewhere(r) {
+			s.explainEviction(r, "drop", node.reclaimFor, lvl)
+			node.reclaimLeft -= r.h.size
+			s.free(r)
+			continue
+		}
+		s.explainEviction(r, "write-back", node.reclaimFor, lvl)
+		s.writeBack(r, func(freed bool) {
+			if freed {
+				node.reclaimLeft -= r.h.size
+			}
+			s.syncReclaimStep(node)
+		})
+		return
+	}
+	node.reclaiming = false
+	node.reclaimFor = nil
+	s.blockWorker(node.id, false)
+	node.memoryFreed(s)
+}
+
+// lruVictim is the least recently used copy a reclaim of level lvl may
+// take: one LRU order over both lists for a fetch, main only otherwise.
+func (s *Simulator) lruVictim(node *memNode, lvl level) *replica {
+	var a, b *replica
+	for a = node.main.head; a != nil && !s.evictable(a, lvl); a = a.next {
+	}
+	if lvl == levelFetch {
+		for b = node.prot.head; b != nil && !s.evictable(b, lvl); b = b.next {
+		}
+	}
+	if a == nil || (b != nil && b.stamp < a.stamp) {
+		return b
+	}
+	return a
 }
 
 func (s *Simulator) free(r *replica) {
@@ -481,8 +557,9 @@ func (s *Simulator) validElsewhere(r *replica) bool {
 	return n > 0
 }
 
-// writeBack copies an owned replica home before freeing it.
-func (s *Simulator) writeBack(r *replica) {
+// writeBack copies an owned replica home, frees it unless a task took it
+// meanwhile, then calls then with whether it was freed.
+func (s *Simulator) writeBack(r *replica, then func(freed bool)) {
 	r.evicting = true
 	s.stats.WriteBacks++
 	h := r.h
@@ -492,10 +569,12 @@ func (s *Simulator) writeBack(r *replica) {
 	done := waiter{fn: func() {
 		r.evicting = false
 		node.pendingFree -= h.size
+		freed := false
 		if r.refs == 0 && r.incoming == nil && s.validElsewhere(r) {
 			s.free(r)
+			freed = true
 		}
-		node.memoryFreed(s)
+		then(freed)
 	}}
 	if req := home.incoming; req != nil {
 		// A copy home is already pending (an idle write-back from tidy or
@@ -508,7 +587,7 @@ func (s *Simulator) writeBack(r *replica) {
 		}
 		return
 	}
-	req := s.newRequest(h, r.node, 0, levelFetch, done)
+	req := s.newRequest(h, r.node, 0, levelFetch, 0, done)
 	req.wb = true
 	home.setIncoming(req)
 	s.enqueue(req)
@@ -530,15 +609,20 @@ func (req *request) kind() string {
 	return [...]string{KindFetch, KindTaskPrefetch, KindPrefetch, KindIdleFetch}[req.level]
 }
 
-// before orders a direction's queue: most urgent level, then oldest.
+// before orders a direction's queue: most urgent level, then highest
+// priority, then oldest (StarPU's per-level request lists are priority
+// lists, popped highest first: _starpu_data_request_prio_list).
 func before(a, b *request) bool {
 	if a.level != b.level {
 		return a.level < b.level
 	}
+	if a.prio != b.prio {
+		return a.prio > b.prio
+	}
 	return a.seq < b.seq
 }
 
-// insert keeps d.queue sorted by (level, seq).
+// insert keeps d.queue sorted by before.
 func (d *direction) insert(req *request) {
 	i := sort.Search(len(d.queue), func(i int) bool { return before(req, d.queue[i]) })
 	d.queue = append(d.queue, nil)
@@ -852,14 +936,15 @@ func (s *Simulator) applyWontUse(h *handleState) {
 		}
 	}
 	if h.reps[0].state == invalid && !s.opts.NoWontUseWriteBack {
-		s.fetch(h, 0, levelIdle, waiter{})
+		s.fetch(h, 0, levelIdle, 0, waiter{})
 	}
 }
 
 // LRU lists. A node keeps its allocated copies in two lists, least
 // recently used first: main, and prot for copies protected by a pending
 // task prefetch (prefetches never evict those, so their reclaims need not
-// look at them).
+// look at them). Stamps give one LRU order over both, which a fetch's
+// reclaim follows, as StarPU's single mc_list.
 
 type lruList struct {
 	head, tail *replica
@@ -876,9 +961,10 @@ type lruList struct {
 type dropEntry struct {
 	stamp int64
 	r     *replica
+	l     *lruList
 }
 
-func (e dropEntry) live() bool { return e.r.droppable && e.r.stamp == e.stamp }
+func (e dropEntry) live() bool { return e.r.droppable && e.r.stamp == e.stamp && e.r.list == e.l }
 
 // compact removes dead entries once they are the majority.
 func (l *lruList) compact() {
@@ -913,17 +999,17 @@ func (n *memNode) reindex(r *replica) {
 	r.droppable = true
 	d := l.drop
 	if len(d) == 0 || d[len(d)-1].stamp < r.stamp { // pushTail: the usual case
-		l.drop = append(d, dropEntry{r.stamp, r})
+		l.drop = append(d, dropEntry{r.stamp, r, l})
 		return
 	}
 	i := sort.Search(len(d), func(i int) bool { return d[i].stamp >= r.stamp })
-	if i < len(d) && d[i].stamp == r.stamp { // r's own dead entry: revive it
+	if i < len(d) && d[i].stamp == r.stamp && d[i].r == r { // r's own dead entry: revive it
 		l.dead--
 		return
 	}
 	d = append(d, dropEntry{})
 	copy(d[i+1:], d[i:])
-	d[i] = dropEntry{r.stamp, r}
+	d[i] = dropEntry{r.stamp, r, l}
 	l.drop = d
 }
 
@@ -935,7 +1021,7 @@ func (n *memNode) buildIndex() {
 		for r := l.head; r != nil; r = r.next {
 			if r.state == invalid || r.shared {
 				r.droppable = true
-				l.drop = append(l.drop, dropEntry{r.stamp, r})
+				l.drop = append(l.drop, dropEntry{r.stamp, r, l})
 			}
 		}
 	}
@@ -1050,12 +1136,51 @@ func (n *memNode) touch(r *replica) {
 	n.pushTail(r)
 }
 
-// relist moves r to the list its protection says, as most recently used.
+// relist moves r to the list its protection says, at its place in LRU
+// order: StarPU's protection count does not move a copy in its one list.
 func (n *memNode) relist(r *replica) {
-	if r.list != nil && r.list != n.listFor(r) {
-		n.remove(r)
-		n.pushTail(r)
+	if r.list == nil || r.list == n.listFor(r) {
+		return
 	}
+	n.remove(r)
+	l := n.listFor(r)
+	// Find r's place from the nearer end by stamp.
+	p := l.tail
+	if l.head != nil && r.stamp-l.head.stamp < l.tail.stamp-r.stamp {
+		for p = nil; ; {
+			next := l.head
+			if p != nil {
+				next = p.next
+			}
+			if next == nil || next.stamp > r.stamp {
+				break
+			}
+			p = next
+		}
+	} else {
+		for p != nil && p.stamp > r.stamp {
+			p = p.prev
+		}
+	}
+	r.list = l
+	if p == nil {
+		r.prev, r.next = nil, l.head
+		if l.head != nil {
+			l.head.prev = r
+		} else {
+			l.tail = r
+		}
+		l.head = r
+	} else {
+		r.prev, r.next = p, p.next
+		if p.next != nil {
+			p.next.prev = r
+		} else {
+			l.tail = r
+		}
+		p.next = r
+	}
+	n.reindex(r)
 }
 
 func (n *memNode) moveHead(r *replica) {
@@ -1196,7 +1321,7 @@ func (s *Simulator) tidy(n int) {
 		}
 		node.tidying++
 		clean++
-		s.fetch(h, 0, levelIdle, waiter{})
+		s.fetch(h, 0, levelIdle, 0, waiter{})
 		h.reps[0].incoming.waiters = append(h.reps[0].incoming.waiters, waiter{fn: func() { node.tidying-- }})
 	}
 }

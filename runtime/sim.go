@@ -43,6 +43,11 @@ type Worker struct {
 	fetchingTask *TaskState // the task whose inputs are being fetched
 	ntasks       int
 	nsync        int // synchronous kernels (Task.SyncGPU) queued or running
+	// blocked: the driver thread waits in a synchronous reclaim. Kernels
+	// already submitted run on; those that end are completed (ended), and
+	// tasks whose inputs arrive are submitted (heldBack), when it returns.
+	blocked         bool
+	ended, heldBack []*TaskState
 }
 
 type TaskState struct {
@@ -687,6 +692,9 @@ func (s *Simulator) wakeIdle() {
 // them progress before it pops (StarPU's driver loop), and while it is busy
 // issuing them, the pop waits.
 func (s *Simulator) workerPop(w *Worker) {
+	if w.blocked {
+		return // popped again when the driver returns
+	}
 	if w.Kind == GPUWorker {
 		if node := s.nodes[w.Node]; node.progressPosted {
 			// Pop right after the pending pass (posted before this).
@@ -719,11 +727,10 @@ func (s *Simulator) workerPop(w *Worker) {
 // fetchInputs requests every buffer of t on w's node; the task is ready for
 // the device once all have arrived.
 func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
-	if t.prefetched {
+	prefetched := t.prefetched
+	if prefetched {
 		for _, h := range t.handles {
-			r := &h.reps[t.prefetchNode]
-			r.protect--
-			s.nodes[t.prefetchNode].relist(r)
+			h.reps[t.prefetchNode].protect--
 		}
 		t.prefetched = false
 		s.nodes[t.prefetchNode].evictGen++
@@ -738,7 +745,14 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 			s.allocate(h, w.Node, levelFetch, func() { s.arrived(t.id) })
 			continue
 		}
-		s.fetch(h, w.Node, levelFetch, done)
+		s.fetch(h, w.Node, levelFetch, t.prio, done)
+	}
+	if prefetched {
+		// After the fetches: a hit has already moved its copy (touch).
+		// A fetch's reclaim reads protection, not lists.
+		for _, h := range t.handles {
+			s.nodes[t.prefetchNode].relist(&h.reps[t.prefetchNode])
+		}
 	}
 	s.arrived(t.id)
 }
@@ -769,6 +783,10 @@ func (s *Simulator) inputsReady(w *Worker, t *TaskState) {
 // deviceQueued: t waits on w's device for its turn.
 func (s *Simulator) deviceQueued(w *Worker, t *TaskState) {
 	w.fetching--
+	if w.blocked {
+		w.heldBack = append(w.heldBack, t)
+		return
+	}
 	w.ready = append(w.ready, t)
 	if t.syncGPU {
 		w.nsync++
@@ -834,9 +852,6 @@ func (s *Simulator) startKernel(w *Worker) {
 				s.fail(err)
 			}
 		}
-	}
-	for _, h := range t.handles {
-		s.nodes[w.Node].touch(&h.reps[w.Node])
 	}
 	if w.Kind == GPUWorker && t.syncGPU {
 		s.stallDriver(w.Node)
@@ -919,6 +934,24 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	if s.opts.SampleIntervalS > 0 {
 		w.intervals = append(w.intervals, [2]float64{t.startS, now})
 	}
+	if w.blocked {
+		// The device goes on with the next submitted kernel; the driver
+		// notices this one's end when it returns.
+		s.accountWait(w)
+		w.running = nil
+		w.ended = append(w.ended, t)
+		if len(w.ready) > 0 && !w.ready[0].syncGPU {
+			s.startKernel(w) // a synchronous kernel needs the driver thread
+		}
+		s.updateState(w)
+		return
+	}
+	s.completeKernel(w, t)
+}
+
+// completeKernel is the driver's part of t's end on w: data states,
+// successors, and what w does next.
+func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 	w.perKernel[t.kernel]++
 	w.ntasks++
 	// MSI: a write makes w's node the owner and invalidates every other copy.
@@ -934,12 +967,13 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 			s.setState(h, w.Node, owner)
 		}
 		r.refs--
-		s.nodes[w.Node].touch(r)
 	}
 	s.sched.PostExec(w, t)
 	s.obs.TaskDone(t)
 	s.accountWait(w)
-	w.running = nil
+	if w.running == t {
+		w.running = nil
+	}
 	if t.syncGPU {
 		w.nsync--
 	}
@@ -1040,4 +1074,33 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// blockWorker blocks or unblocks the GPU worker of node n (a synchronous
+// reclaim on its driver thread). Unblocking completes the kernels that ended
+// meanwhile, submits the tasks whose inputs arrived, and pops.
+func (s *Simulator) blockWorker(n int, on bool) {
+	for _, w := range s.workers {
+		if w.Kind != GPUWorker || w.Node != n {
+			continue
+		}
+		if on {
+			w.blocked = true
+			continue
+		}
+		w.blocked = false
+		ended, back := w.ended, w.heldBack
+		w.ended, w.heldBack = nil, nil
+		for _, t := range ended {
+			s.completeKernel(w, t)
+		}
+		for _, t := range back {
+			w.fetching++ // deviceQueued counts it down again
+			s.deviceQueued(w, t)
+		}
+		if w.canPop() {
+			w.idle = false
+			s.workerPop(w)
+		}
+	}
 }

@@ -73,11 +73,11 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 	t.prefetchNode = int32(w.Node)
 	for k, h := range t.handles {
 		r := &h.reps[w.Node]
-		r.protect++
-		s.nodes[w.Node].relist(r)
+		r.protect++ // (evictable reads it: the list move may wait)
 		if t.modes[k]&R != 0 {
-			s.fetch(h, w.Node, levelTaskPrefetch, waiter{})
+			s.fetch(h, w.Node, levelTaskPrefetch, t.prio, waiter{})
 		}
+		s.nodes[w.Node].relist(r) // a hit moved it already
 	}
 }
 
