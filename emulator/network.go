@@ -292,7 +292,7 @@ func (n *Network) rebase(r *Route) {
 	r.sent = 0
 }
 
-func (r *Route) remaining(f *Flow) float64 { return math.Max(f.target-r.sent, 0) }
+func (r *Route) remaining(f *Flow) float64 { return max(f.target-r.sent, 0) }
 
 func (n *Network) markDirty(r *Route) {
 	if !r.dirty {
@@ -550,7 +550,7 @@ func (n *Network) checkComponent() error {
 		for _, u := range r.uses {
 			i := n.links[u.link].solverIdx
 			if n.links[u.link].sharing == Fatpipe {
-				load[i] = math.Max(load[i], r.rateBps)
+				load[i] = max(load[i], r.rateBps)
 			} else {
 				load[i] += k * float64(u.count) * r.rateBps
 			}

@@ -654,9 +654,9 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	req.xferID, req.payload = s.xferID, payload
 	now := s.eng.NowS()
 	drv := s.nodes[d.handler]
-	t := math.Max(now, drv.issueFreeS)
+	t := max(now, drv.issueFreeS)
 	if allocS > 0 {
-		t = math.Max(t, s.allocFreeS) + allocS
+		t = max(t, s.allocFreeS) + allocS
 		s.allocFreeS = t
 	}
 	t += s.m.Costs.TransferQueueS

@@ -289,7 +289,7 @@ func (s *Simulator) buildNetwork() error {
 				links = append(links, ids[n])
 				for _, l := range s.m.Links {
 					if l.ID == n {
-						minBw = math.Min(minBw, l.BandwidthBps)
+						minBw = min(minBw, l.BandwidthBps)
 					}
 				}
 			}
@@ -661,7 +661,7 @@ func (s *Simulator) submit(i int) {
 func (s *Simulator) release(t *TaskState) {
 	now := s.eng.NowS()
 	t.readyS = now
-	s.pushFreeS = math.Max(s.pushFreeS, now) + s.m.Costs.TaskPushS
+	s.pushFreeS = max(s.pushFreeS, now) + s.m.Costs.TaskPushS
 	s.eng.PostCallAfter(s.pushFreeS-now, s.pushCall, t.id)
 }
 

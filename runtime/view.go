@@ -52,9 +52,9 @@ func (s *Simulator) predictFetchUS(h *handleState, dst int) float64 {
 	for set := h.ready() &^ (1 << uint(dst)); set != 0; set &= set - 1 {
 		n := bits.TrailingZeros64(set)
 		if s.route(n, dst) != nil {
-			best = math.Min(best, s.predictUS(n, dst, size))
+			best = min(best, s.predictUS(n, dst, size))
 		} else {
-			best = math.Min(best, s.predictUS(n, 0, size)+s.predictUS(0, dst, size))
+			best = min(best, s.predictUS(n, 0, size)+s.predictUS(0, dst, size))
 		}
 	}
 	if math.IsInf(best, 1) {
