@@ -423,6 +423,7 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 	// copies are sole owners that only pass 2 may take.
 	for _, l := range lists {
 		l.compact()
+		l.trimDead()
 		for i := 0; i < len(l.drop) && need > 0; i++ {
 			e := l.drop[i]
 			if !e.live() || !evictable(e.r) {
@@ -894,6 +895,18 @@ func (l *lruList) compact() {
 	}
 	clear(l.drop[k:])
 	l.drop, l.dead = l.drop[:k], 0
+}
+
+// trimDead drops the dead entries at the front of l's index: the copies
+// a reclaim frees there would otherwise be walked again by every later
+// one until a compaction. A copy whose dead entry goes and that becomes
+// droppable again with the same stamp gets a new entry (reindex).
+func (l *lruList) trimDead() {
+	k := 0
+	for k < len(l.drop) && !l.drop[k].live() {
+		k++
+	}
+	l.drop, l.dead = l.drop[k:], l.dead-k
 }
 
 // reindex puts r in, or takes it out of, its list's droppable index after
