@@ -51,20 +51,24 @@ type replica struct {
 }
 
 type handleState struct {
-	h    *Handle
-	size int64 // h.SizeBytes, read on hot paths without touching h
-	reps []replica
+	// Bit n of valid, allocated and loading mirrors reps[n]: state not
+	// invalid, allocated, incoming copy under way. The schedulers' queries
+	// at every push and pop (transfer penalties, ready-first scans) read
+	// these bits instead of one replica, a cache line, per node. They and
+	// size come first: 32 bytes that never straddle two cache lines, the
+	// struct being padded to 96 bytes (a large slab, as buildGraph makes,
+	// starts on a page).
+	valid, allocated, loading uint64
+	size                      int64 // h.SizeBytes, read on hot paths without touching h
+	h                         *Handle
+	reps                      []replica
 	// wont_use: pending until the last writer submitted before it ends.
 	wontUseAfter *TaskState
 	wontUseArmed bool
 	// version counts writes; a write-back that started before a write
 	// must not make its stale copy valid.
 	version uint64
-	// Bit n of valid, allocated and loading mirrors reps[n]: state not
-	// invalid, allocated, incoming copy under way. The schedulers' queries
-	// at every push and pop (transfer penalties, ready-first scans) read
-	// these bits instead of one replica, a cache line, per node.
-	valid, allocated, loading uint64
+	_       [8]byte // to 96 bytes: see valid
 }
 
 // maxNodes bounds the memory nodes: the bit sets of handleState.
