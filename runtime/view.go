@@ -32,8 +32,9 @@ func (s *Simulator) ExpectedLengthUS(t *TaskState, w *Worker) float64 {
 func (s *Simulator) ExpectedTransferUS(t *TaskState, w *Worker) float64 {
 	total := 0.0
 	bit := uint64(1) << uint(w.Node)
-	for k, h := range t.handles {
-		if t.modes[k]&R == 0 || h.size == 0 {
+	for _, b := range t.bufs {
+		h := b.h
+		if b.mode&R == 0 || h.size == 0 {
 			continue
 		}
 		if (h.ready()|h.loading)&bit != 0 {
@@ -71,11 +72,12 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 	}
 	t.prefetched = true
 	t.prefetchNode = int32(w.Node)
-	for k, h := range t.handles {
+	for _, b := range t.bufs {
+		h := b.h
 		r := &h.reps[w.Node]
 		r.protect++
 		s.nodes[w.Node].relist(r)
-		if t.modes[k]&R != 0 {
+		if b.mode&R != 0 {
 			s.fetch(h, w.Node, levelTaskPrefetch, waiter{})
 		}
 	}
@@ -84,9 +86,10 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 // NonReadyBytes sizes t's inputs that are not ready on w's node.
 func (s *Simulator) NonReadyBytes(t *TaskState, w *Worker) (nonReady, nonLoading, nonAllocated int64) {
 	bit := uint64(1) << uint(w.Node)
-	for k, h := range t.handles {
+	for _, b := range t.bufs {
+		h := b.h
 		size := h.size
-		if t.modes[k]&R != 0 && h.ready()&bit == 0 {
+		if b.mode&R != 0 && h.ready()&bit == 0 {
 			nonReady += size
 			if h.loading&bit == 0 {
 				nonLoading += size
