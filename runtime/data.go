@@ -913,6 +913,18 @@ func (l *lruList) trimDead() {
 	l.drop, l.dead = l.drop[k:], l.dead-k
 }
 
+// appendDrop appends e to l's index. A full array is replaced by one with
+// room for as many entries again plus 64: trimDead's reslicing leaves the
+// front of the array unused, so the room must outlast many trims.
+func (l *lruList) appendDrop(e dropEntry) {
+	if len(l.drop) == cap(l.drop) {
+		d := make([]dropEntry, len(l.drop), 2*len(l.drop)+64)
+		copy(d, l.drop)
+		l.drop = d
+	}
+	l.drop = append(l.drop, e)
+}
+
 // reindex puts r in, or takes it out of, its list's droppable index after
 // its list, state or sharing changed.
 func (n *memNode) reindex(r *replica) {
@@ -930,7 +942,7 @@ func (n *memNode) reindex(r *replica) {
 	r.droppable = true
 	d := l.drop
 	if len(d) == 0 || d[len(d)-1].stamp < r.stamp { // pushTail: the usual case
-		l.drop = append(d, dropEntry{r.stamp, r})
+		l.appendDrop(dropEntry{r.stamp, r})
 		return
 	}
 	i := sort.Search(len(d), func(i int) bool { return d[i].stamp >= r.stamp })
@@ -938,10 +950,10 @@ func (n *memNode) reindex(r *replica) {
 		l.dead--
 		return
 	}
-	d = append(d, dropEntry{})
+	l.appendDrop(dropEntry{})
+	d = l.drop
 	copy(d[i+1:], d[i:])
 	d[i] = dropEntry{r.stamp, r}
-	l.drop = d
 }
 
 // buildIndex starts keeping the droppable indexes, from the lists as they
@@ -952,7 +964,7 @@ func (n *memNode) buildIndex() {
 		for r := l.head; r != nil; r = r.next {
 			if r.state == invalid || r.shared {
 				r.droppable = true
-				l.drop = append(l.drop, dropEntry{r.stamp, r})
+				l.appendDrop(dropEntry{r.stamp, r})
 			}
 		}
 	}
