@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"container/heap"
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -140,11 +141,15 @@ type Network struct {
 	finished     []*Flow // scratch of routeDone
 
 	// Scratch for solves.
-	solver  maxmin.Solver
-	cnsts   []maxmin.Constraint
-	vars    []maxmin.Variable
-	rates   []float64
-	compR   []*Route
+	solver maxmin.Solver
+	cnsts  []maxmin.Constraint
+	vars   []maxmin.Variable
+	rates  []float64
+	compR  []*Route
+	// solved maps a component (solvedKey, kept in key) to the rates the
+	// solver gave it.
+	solved  map[string][]float64
+	key     []byte
 	compL   []LinkID
 	elemBuf []maxmin.Elem
 
@@ -292,7 +297,7 @@ func (n *Network) rebase(r *Route) {
 	r.sent = 0
 }
 
-func (r *Route) remaining(f *Flow) float64 { return math.Max(f.target-r.sent, 0) }
+func (r *Route) remaining(f *Flow) float64 { return max(f.target-r.sent, 0) }
 
 func (n *Network) markDirty(r *Route) {
 	if !r.dirty {
@@ -448,8 +453,56 @@ func (n *Network) solveComponent() {
 }
 
 // solveMaxMin sets the rate of every route of the component that has flows
-// with maxmin.Solver: one constraint per link, one variable per route.
+// with maxmin.Solver: one constraint per link, one variable per route. A
+// component solved before takes the rates the solver gave it then (see
+// solvedKey): the same few configurations of a platform's routes recur
+// throughout a run.
 func (n *Network) solveMaxMin() {
+	n.solvedKey()
+	if rates, ok := n.solved[string(n.key)]; ok {
+		n.rates = append(n.rates[:0], rates...)
+	} else {
+		n.solveTables()
+		if len(n.solved) < maxSolved {
+			if n.solved == nil {
+				n.solved = map[string][]float64{}
+			}
+			n.solved[string(n.key)] = append([]float64(nil), n.rates...)
+		}
+	}
+	i := 0
+	for _, r := range n.compR {
+		if k := len(r.active); k > 0 {
+			r.solverIdx = i
+			r.rateBps = n.rates[i] / float64(k)
+			i++
+		}
+	}
+}
+
+// maxSolved bounds the solutions solveMaxMin keeps.
+const maxSolved = 1 << 14
+
+// solvedKey encodes into n.key everything the solver's input depends on:
+// the component's links and routes in their order, and each route's flow
+// count (capacities, sharing policies and penalties are fixed once added).
+// Equal keys give equal tables, hence bit-identical rates.
+func (n *Network) solvedKey() {
+	b := binary.AppendUvarint(n.key[:0], uint64(len(n.compL)))
+	for _, l := range n.compL {
+		b = binary.AppendUvarint(b, uint64(l))
+	}
+	for _, r := range n.compR {
+		b = binary.AppendUvarint(b, uint64(r.id))
+		b = binary.AppendUvarint(b, uint64(len(r.active)))
+	}
+	n.key = b
+}
+
+// solveTables builds the solver's constraints and variables for the
+// component and solves them into n.rates, in the order of the routes that
+// have flows.
+func (n *Network) solveTables() {
 	n.cnsts = n.cnsts[:0]
 	for i, li := range n.compL {
 		l := &n.links[li]
@@ -475,7 +528,6 @@ func (n *Network) solveMaxMin() {
 			}
 			n.elemBuf = append(n.elemBuf, maxmin.Elem{Cnst: n.links[u.link].solverIdx, Coef: coef})
 		}
-		r.solverIdx = len(n.vars)
 		n.vars = append(n.vars, maxmin.Variable{Penalty: r.penalty / float64(k), Elems: n.elemBuf[start:len(n.elemBuf):len(n.elemBuf)]})
 	}
 	if cap(n.rates) < len(n.vars) {
@@ -483,11 +535,6 @@ func (n *Network) solveMaxMin() {
 	}
 	n.rates = n.rates[:len(n.vars)]
 	n.solver.Solve(n.cnsts, n.vars, n.rates)
-	for _, r := range n.compR {
-		if k := len(r.active); k > 0 {
-			r.rateBps = n.rates[r.solverIdx] / float64(k)
-		}
-	}
 }
 
 // soloRate is the rate maxmin.Solver gives the one variable of a component
@@ -550,7 +597,7 @@ func (n *Network) checkComponent() error {
 		for _, u := range r.uses {
 			i := n.links[u.link].solverIdx
 			if n.links[u.link].sharing == Fatpipe {
-				load[i] = math.Max(load[i], r.rateBps)
+				load[i] = max(load[i], r.rateBps)
 			} else {
 				load[i] += k * float64(u.count) * r.rateBps
 			}

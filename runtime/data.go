@@ -51,20 +51,24 @@ type replica struct {
 }
 
 type handleState struct {
-	h    *Handle
-	size int64 // h.SizeBytes, read on hot paths without touching h
-	reps []replica
+	// Bit n of valid, allocated and loading mirrors reps[n]: state not
+	// invalid, allocated, incoming copy under way. The schedulers' queries
+	// at every push and pop (transfer penalties, ready-first scans) read
+	// these bits instead of one replica, a cache line, per node. They and
+	// size come first: 32 bytes that never straddle two cache lines, the
+	// struct being padded to 96 bytes (a large slab, as buildGraph makes,
+	// starts on a page).
+	valid, allocated, loading uint64
+	size                      int64 // h.SizeBytes, read on hot paths without touching h
+	h                         *Handle
+	reps                      []replica
 	// wont_use: pending until the last writer submitted before it ends.
 	wontUseAfter *TaskState
 	wontUseArmed bool
 	// version counts writes; a write-back that started before a write
 	// must not make its stale copy valid.
 	version uint64
-	// Bit n of valid, allocated and loading mirrors reps[n]: state not
-	// invalid, allocated, incoming copy under way. The schedulers' queries
-	// at every push and pop (transfer penalties, ready-first scans) read
-	// these bits instead of one replica, a cache line, per node.
-	valid, allocated, loading uint64
+	_       [8]byte // to 96 bytes: see valid
 }
 
 // maxNodes bounds the memory nodes: the bit sets of handleState.
@@ -429,10 +433,13 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 	// merges the two lists' indexes by stamp.
 	a, b := &node.main.drop, &node.prot.drop
 	node.main.compact()
+	node.main.trimDead()
 	if lvl == levelFetch {
 		node.prot.compact()
+		node.prot.trimDead()
 	} else {
-		b = new([]dropEntry)
+		var none []dropEntry
+		b = &none
 	}
 	for i, j := 0, 0; (i < len(*a) || j < len(*b)) && need > 0; {
 		var e dropEntry
@@ -738,9 +745,9 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	req.xferID, req.payload = s.xferID, payload
 	now := s.eng.NowS()
 	drv := s.nodes[d.handler]
-	t := math.Max(now, drv.issueFreeS)
+	t := max(now, drv.issueFreeS)
 	if allocS > 0 {
-		t = math.Max(t, s.allocFreeS) + allocS
+		t = max(t, s.allocFreeS) + allocS
 		s.allocFreeS = t
 	}
 	t += s.m.Costs.TransferQueueS
@@ -982,6 +989,30 @@ func (l *lruList) compact() {
 	l.drop, l.dead = l.drop[:k], 0
 }
 
+// trimDead drops the dead entries at the front of l's index: the copies
+// a reclaim frees there would otherwise be walked again by every later
+// one until a compaction. A copy whose dead entry goes and that becomes
+// droppable again with the same stamp gets a new entry (reindex).
+func (l *lruList) trimDead() {
+	k := 0
+	for k < len(l.drop) && !l.drop[k].live() {
+		k++
+	}
+	l.drop, l.dead = l.drop[k:], l.dead-k
+}
+
+// appendDrop appends e to l's index. A full array is replaced by one with
+// room for as many entries again plus 64: trimDead's reslicing leaves the
+// front of the array unused, so the room must outlast many trims.
+func (l *lruList) appendDrop(e dropEntry) {
+	if len(l.drop) == cap(l.drop) {
+		d := make([]dropEntry, len(l.drop), 2*len(l.drop)+64)
+		copy(d, l.drop)
+		l.drop = d
+	}
+	l.drop = append(l.drop, e)
+}
+
 // reindex puts r in, or takes it out of, its list's droppable index after
 // its list, state or sharing changed.
 func (n *memNode) reindex(r *replica) {
@@ -999,7 +1030,7 @@ func (n *memNode) reindex(r *replica) {
 	r.droppable = true
 	d := l.drop
 	if len(d) == 0 || d[len(d)-1].stamp < r.stamp { // pushTail: the usual case
-		l.drop = append(d, dropEntry{r.stamp, r, l})
+		l.appendDrop(dropEntry{r.stamp, r, l})
 		return
 	}
 	i := sort.Search(len(d), func(i int) bool { return d[i].stamp >= r.stamp })
@@ -1007,10 +1038,10 @@ func (n *memNode) reindex(r *replica) {
 		l.dead--
 		return
 	}
-	d = append(d, dropEntry{})
+	l.appendDrop(dropEntry{})
+	d = l.drop
 	copy(d[i+1:], d[i:])
 	d[i] = dropEntry{r.stamp, r, l}
-	l.drop = d
 }
 
 // buildIndex starts keeping the droppable indexes, from the lists as they
@@ -1021,7 +1052,7 @@ func (n *memNode) buildIndex() {
 		for r := l.head; r != nil; r = r.next {
 			if r.state == invalid || r.shared {
 				r.droppable = true
-				l.drop = append(l.drop, dropEntry{r.stamp, r, l})
+				l.appendDrop(dropEntry{r.stamp, r, l})
 			}
 		}
 	}

@@ -75,7 +75,7 @@ func (d *dmda) Push(t *TaskState) {
 			continue
 		}
 		st := d.w[w.ID]
-		start := math.Max(st.expStart, now)
+		start := max(st.expStart, now)
 		prev := st.expLen
 		if d.sortedDec {
 			if pos := d.insertPos(st.q, t); pos < len(st.q) {
@@ -90,11 +90,11 @@ func (d *dmda) Push(t *TaskState) {
 		end := start + prev + length
 		if d.dataAware {
 			pen = d.v.ExpectedTransferUS(t, w)
-			end = math.Max(start+prev, now+pen) + length
+			end = max(start+prev, now+pen) + length
 		}
 		cands = append(cands, dmCand{w: w, end: end, pen: pen, prev: prev, start: start, length: length})
-		endMin = math.Min(endMin, end)
-		eMax = math.Max(eMax, start+prev)
+		endMin = min(endMin, end)
+		eMax = max(eMax, start+prev)
 	}
 	best, bestF := -1, math.Inf(1)
 	for i, c := range cands {
@@ -122,7 +122,7 @@ func (d *dmda) Push(t *TaskState) {
 	}
 	st := d.w[c.w.ID]
 	st.pipeNtasks++
-	st.expStart = math.Max(st.expStart, now)
+	st.expStart = max(st.expStart, now)
 	penPrime := 0.0
 	if expEnd := st.expStart + st.expLen; now+c.pen >= expEnd {
 		penPrime = now + c.pen - expEnd
@@ -155,7 +155,7 @@ func (d *dmda) Pop(w *Worker) *TaskState {
 	st.q[0] = nil
 	st.q = st.q[1:]
 	now := d.v.NowUS()
-	st.expStart = math.Max(now, st.expStart)
+	st.expStart = max(now, st.expStart)
 	st.expLen -= t.penPrimeUS
 	st.pipeLen += t.penPrimeUS
 	st.expStart = now + st.pipeLen
@@ -201,5 +201,5 @@ func (d *dmda) PostExec(w *Worker, t *TaskState) {
 	now := d.v.NowUS()
 	st.pipeLen -= t.predictedUS
 	st.pipeNtasks--
-	st.expStart = math.Max(now+st.pipeLen, st.expStart)
+	st.expStart = max(now+st.pipeLen, st.expStart)
 }

@@ -142,7 +142,7 @@ func (s *Simulator) hetsimMetrics(makespanS float64) (slr, speedup, eff float64)
 	cp := 0.0
 	for i, t := range s.tasks {
 		for _, p := range t.preds {
-			longest[i] = math.Max(longest[i], longest[p.id])
+			longest[i] = max(longest[i], longest[p.id])
 		}
 		best := math.Inf(1)
 		for wi, k := range t.stats {
@@ -150,16 +150,16 @@ func (s *Simulator) hetsimMetrics(makespanS float64) (slr, speedup, eff float64)
 				runnable[wi] = false
 				continue
 			}
-			best = math.Min(best, k.MeanUS)
+			best = min(best, k.MeanUS)
 			perWorker[wi] += k.MeanUS
 		}
 		longest[i] += best
-		cp = math.Max(cp, longest[i])
+		cp = max(cp, longest[i])
 	}
 	seq := math.Inf(1)
 	for wi, tot := range perWorker {
 		if runnable[wi] {
-			seq = math.Min(seq, tot)
+			seq = min(seq, tot)
 		}
 	}
 	slr = makespanS / (cp * 1e-6)
@@ -187,7 +187,7 @@ func (s *Simulator) utilization(mk float64) *Utilization {
 		busy := make([]float64, nb)
 		for _, k := range w.intervals {
 			for b := int(k[0] / iv); b < nb && float64(b)*iv < k[1]; b++ {
-				lo, hi := math.Max(k[0], float64(b)*iv), math.Min(k[1], float64(b+1)*iv)
+				lo, hi := max(k[0], float64(b)*iv), min(k[1], float64(b+1)*iv)
 				if hi > lo {
 					busy[b] += (hi - lo) / iv
 				}

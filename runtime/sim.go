@@ -51,29 +51,36 @@ type Worker struct {
 }
 
 type TaskState struct {
-	spec    *Task
-	worker  *Worker
-	preds   []*TaskState // every dependency, finished or not
-	handles []*handleState
-	modes   []Mode
-	stats   []*KernelStats // per worker; nil: cannot run there
-	id      int
+	// bufs and prio come first, together: the schedulers' queue scans read
+	// them for task after task. prio and syncGPU copy spec's Priority and
+	// SyncGPU, which the scans and the driver read often: spec is
+	// elsewhere in memory.
+	bufs   []taskBuf
+	prio   int
+	spec   *Task
+	worker *Worker
+	preds  []*TaskState   // every dependency, finished or not
+	stats  []*KernelStats // per worker; nil: cannot run there
+	id     int
 
 	kernel       int32 // index of spec.Name in Simulator.kernelNames
 	nfetching    int32
 	prefetchNode int32
-	// prio and syncGPU copy spec's Priority and SyncGPU: the schedulers'
-	// queue scans and the driver read them often, and spec is elsewhere
-	// in memory.
-	prio       int
-	syncGPU    bool
-	done       bool
-	prefetched bool
+	syncGPU      bool
+	done         bool
+	prefetched   bool
 
 	submitS, readyS, startS, endS float64
 
 	// Scheduler bookkeeping (dmda family).
 	predictedUS, predictedTransferUS, penPrimeUS float64
+}
+
+// taskBuf is one buffer of a task: its data and access mode, side by side
+// for the loops over a task's buffers.
+type taskBuf struct {
+	h    *handleState
+	mode Mode
 }
 
 // Simulator runs one graph on one machine. Create with New, then Run.
@@ -294,7 +301,7 @@ func (s *Simulator) buildNetwork() error {
 				links = append(links, ids[n])
 				for _, l := range s.m.Links {
 					if l.ID == n {
-						minBw = math.Min(minBw, l.BandwidthBps)
+						minBw = min(minBw, l.BandwidthBps)
 					}
 				}
 			}
@@ -342,13 +349,13 @@ func (s *Simulator) dir(src, dst int) *direction { return s.dirs[src][dst] }
 // run could only end in a deadlock.
 func (s *Simulator) checkFits(t *TaskState) error {
 	var need int64
-	for k, h := range t.handles {
+	for k, b := range t.bufs {
 		dup := false
-		for _, g := range t.handles[:k] {
-			dup = dup || g == h
+		for _, c := range t.bufs[:k] {
+			dup = dup || c.h == b.h
 		}
 		if !dup {
-			need += h.size
+			need += b.h.size
 		}
 	}
 	for _, n := range s.nodes[1:] {
@@ -398,8 +405,7 @@ func (s *Simulator) buildGraph() error {
 		nbuf += len(s.g.Tasks[i].Buffers)
 	}
 	tslab := make([]TaskState, len(s.g.Tasks))
-	hbuf := make([]*handleState, 0, nbuf)
-	mbuf := make([]Mode, 0, nbuf)
+	bbuf := make([]taskBuf, 0, nbuf)
 	var kslab []*KernelStats // per-task entries (pinned or fixed-length tasks)
 	type statsKey struct {
 		model string
@@ -428,16 +434,14 @@ func (s *Simulator) buildGraph() error {
 			s.kernelNames = append(s.kernelNames, t.Name)
 		}
 		ts.kernel, ts.prio, ts.syncGPU = int32(k), t.Priority, t.SyncGPU
-		b0 := len(hbuf)
+		b0 := len(bbuf)
 		for _, a := range t.Buffers {
 			if a.Handle < 0 || a.Handle >= len(s.handles) {
 				return fmt.Errorf("task %d (%s): unknown handle %d", i, t.Name, a.Handle)
 			}
-			hbuf = append(hbuf, s.handles[a.Handle])
-			mbuf = append(mbuf, a.Mode)
+			bbuf = append(bbuf, taskBuf{s.handles[a.Handle], a.Mode})
 		}
-		ts.handles = hbuf[b0:len(hbuf):len(hbuf)]
-		ts.modes = mbuf[b0:len(mbuf):len(mbuf)]
+		ts.bufs = bbuf[b0:len(bbuf):len(bbuf)]
 		if err := s.checkFits(ts); err != nil {
 			return err
 		}
@@ -518,10 +522,10 @@ func (s *Simulator) buildDeps(nbuf int) error {
 			}
 			add(s.tasks[d])
 		}
-		for k, h := range t.handles {
-			id := h.h.ID
+		for _, b := range t.bufs {
+			id := b.h.h.ID
 			add(lastWriter[id])
-			if t.modes[k]&W != 0 {
+			if b.mode&W != 0 {
 				for _, r := range readers[id] {
 					add(r)
 				}
@@ -666,7 +670,7 @@ func (s *Simulator) submit(i int) {
 func (s *Simulator) release(t *TaskState) {
 	now := s.eng.NowS()
 	t.readyS = now
-	s.pushFreeS = math.Max(s.pushFreeS, now) + s.m.Costs.TaskPushS
+	s.pushFreeS = max(s.pushFreeS, now) + s.m.Costs.TaskPushS
 	s.eng.PostCallAfter(s.pushFreeS-now, s.pushCall, t.id)
 }
 
@@ -729,19 +733,20 @@ func (s *Simulator) workerPop(w *Worker) {
 func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 	prefetched := t.prefetched
 	if prefetched {
-		for _, h := range t.handles {
-			h.reps[t.prefetchNode].protect--
+		for _, b := range t.bufs {
+			b.h.reps[t.prefetchNode].protect--
 		}
 		t.prefetched = false
 		s.nodes[t.prefetchNode].evictGen++
 	}
 	t.nfetching = 1
 	done := waiter{call: s.arrivedCall, arg: t.id}
-	for k, h := range t.handles {
+	for _, b := range t.bufs {
+		h := b.h
 		r := &h.reps[w.Node]
 		r.refs++
 		t.nfetching++
-		if t.modes[k]&R == 0 {
+		if b.mode&R == 0 {
 			s.allocate(h, w.Node, levelFetch, func() { s.arrived(t.id) })
 			continue
 		}
@@ -750,8 +755,8 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 	if prefetched {
 		// After the fetches: a hit has already moved its copy (touch).
 		// A fetch's reclaim reads protection, not lists.
-		for _, h := range t.handles {
-			s.nodes[t.prefetchNode].relist(&h.reps[t.prefetchNode])
+		for _, b := range t.bufs {
+			s.nodes[t.prefetchNode].relist(&b.h.reps[t.prefetchNode])
 		}
 	}
 	s.arrived(t.id)
@@ -763,7 +768,7 @@ func (s *Simulator) arrived(id int) {
 	t := s.tasks[id]
 	t.nfetching--
 	if t.nfetching == 0 {
-		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.handles)), s.readyCall, t.id)
+		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.bufs)), s.readyCall, t.id)
 	}
 }
 
@@ -838,14 +843,14 @@ func (s *Simulator) startKernel(w *Worker) {
 				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.id, t.spec.Name, p.id, p.spec.Name))
 			}
 		}
-		for _, h := range t.handles {
-			r := &h.reps[w.Node]
-			if !r.allocated {
-				s.fail(fmt.Errorf("task %d (%s) starts on %s without %s allocated", t.id, t.spec.Name, w.Name, h.h.Name))
+		for _, b := range t.bufs {
+			if !b.h.reps[w.Node].allocated {
+				s.fail(fmt.Errorf("task %d (%s) starts on %s without %s allocated", t.id, t.spec.Name, w.Name, b.h.h.Name))
 			}
 		}
-		for k, h := range t.handles {
-			if t.modes[k]&R != 0 && h.reps[w.Node].state == invalid {
+		for _, b := range t.bufs {
+			h := b.h
+			if b.mode&R != 0 && h.reps[w.Node].state == invalid {
 				s.fail(fmt.Errorf("task %d (%s) starts on %s without a valid %s", t.id, t.spec.Name, w.Name, h.h.Name))
 			}
 			if err := h.checkBits(); err != nil {
@@ -955,9 +960,10 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 	w.perKernel[t.kernel]++
 	w.ntasks++
 	// MSI: a write makes w's node the owner and invalidates every other copy.
-	for k, h := range t.handles {
+	for _, b := range t.bufs {
+		h := b.h
 		r := &h.reps[w.Node]
-		if t.modes[k]&W != 0 {
+		if b.mode&W != 0 {
 			h.version++
 			for n := range h.reps {
 				if n != w.Node && h.reps[n].state != invalid {
@@ -986,8 +992,8 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 			s.release(s.tasks[q])
 		}
 	}
-	for _, h := range t.handles {
-		s.wontUseDone(h, t)
+	for _, b := range t.bufs {
+		s.wontUseDone(b.h, t)
 	}
 	s.startKernel(w)
 	s.updateState(w)

@@ -32,8 +32,9 @@ func (s *Simulator) ExpectedLengthUS(t *TaskState, w *Worker) float64 {
 func (s *Simulator) ExpectedTransferUS(t *TaskState, w *Worker) float64 {
 	total := 0.0
 	bit := uint64(1) << uint(w.Node)
-	for k, h := range t.handles {
-		if t.modes[k]&R == 0 || h.size == 0 {
+	for _, b := range t.bufs {
+		h := b.h
+		if b.mode&R == 0 || h.size == 0 {
 			continue
 		}
 		if (h.ready()|h.loading)&bit != 0 {
@@ -52,9 +53,9 @@ func (s *Simulator) predictFetchUS(h *handleState, dst int) float64 {
 	for set := h.ready() &^ (1 << uint(dst)); set != 0; set &= set - 1 {
 		n := bits.TrailingZeros64(set)
 		if s.route(n, dst) != nil {
-			best = math.Min(best, s.predictUS(n, dst, size))
+			best = min(best, s.predictUS(n, dst, size))
 		} else {
-			best = math.Min(best, s.predictUS(n, 0, size)+s.predictUS(0, dst, size))
+			best = min(best, s.predictUS(n, 0, size)+s.predictUS(0, dst, size))
 		}
 	}
 	if math.IsInf(best, 1) {
@@ -71,10 +72,11 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 	}
 	t.prefetched = true
 	t.prefetchNode = int32(w.Node)
-	for k, h := range t.handles {
+	for _, b := range t.bufs {
+		h := b.h
 		r := &h.reps[w.Node]
 		r.protect++ // (evictable reads it: the list move may wait)
-		if t.modes[k]&R != 0 {
+		if b.mode&R != 0 {
 			s.fetch(h, w.Node, levelTaskPrefetch, t.prio, waiter{})
 		}
 		s.nodes[w.Node].relist(r) // a hit moved it already
@@ -84,9 +86,10 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 // NonReadyBytes sizes t's inputs that are not ready on w's node.
 func (s *Simulator) NonReadyBytes(t *TaskState, w *Worker) (nonReady, nonLoading, nonAllocated int64) {
 	bit := uint64(1) << uint(w.Node)
-	for k, h := range t.handles {
+	for _, b := range t.bufs {
+		h := b.h
 		size := h.size
-		if t.modes[k]&R != 0 && h.ready()&bit == 0 {
+		if b.mode&R != 0 && h.ready()&bit == 0 {
 			nonReady += size
 			if h.loading&bit == 0 {
 				nonLoading += size

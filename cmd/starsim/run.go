@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"sort"
@@ -196,15 +197,20 @@ func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
 	return f.simulate(stderr, cal.RuntimeMachine(), g)
 }
 
-// gcPercent is the collector's setting while pauseGC holds it off.
-var gcPercent = gcNotPaused
+// gcPercent is the collector's setting while pauseGC holds it off; gcLimit
+// the memory limit while collectLater's holds (else -1).
+var (
+	gcPercent = gcNotPaused
+	gcLimit   = int64(-1)
+)
 
 const gcNotPaused = math.MinInt
 
 // pauseGC turns the garbage collector off while the graph and the simulator
 // are built: what they allocate stays live to the end, so collections then
 // would only scan it again and again (a third of the graph's build time on
-// attila N=76800). resumeGC restores it before the run, which makes garbage.
+// attila N=76800). collectLater then lets the run, which makes garbage,
+// collect it; resumeGC restores the collector's settings.
 // Not for concurrent use: run and replay build one simulation at a time.
 func pauseGC() {
 	if gcPercent == gcNotPaused {
@@ -212,7 +218,29 @@ func pauseGC() {
 	}
 }
 
+// collectLater lets the run collect its garbage, but not at once: turned
+// back on, the collector would find the heap far beyond the goal it set
+// before the pause and mark the whole simulator, all of it live, right away
+// (a quarter of the instructions of attila N=76800 dmdas). It stays off
+// under a memory limit of what its GOGC setting allows over the memory in
+// use now (twice it for GOGC=100), so the run collects only if its garbage
+// grows that large.
+func collectLater() {
+	if gcPercent == gcNotPaused || gcPercent < 0 || gcLimit >= 0 {
+		return // not paused, turned off by GOGC, or already limited
+	}
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	inUse := int64(ms.Sys - ms.HeapReleased)
+	gcLimit = debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(gcLimit, inUse+inUse/100*int64(gcPercent)))
+}
+
 func resumeGC() {
+	if gcLimit >= 0 {
+		debug.SetMemoryLimit(gcLimit)
+		gcLimit = -1
+	}
 	if gcPercent != gcNotPaused {
 		debug.SetGCPercent(gcPercent)
 		gcPercent = gcNotPaused
@@ -259,7 +287,7 @@ func (f *runFlags) simulate(stderr io.Writer, m *runtime.Machine, g *runtime.Gra
 		opts.Observer = tr.observer
 	}
 	sim, err := runtime.New(m, g, opts)
-	resumeGC()
+	collectLater()
 	if err != nil {
 		tr.close()
 		return nil, err
