@@ -1175,40 +1175,24 @@ func (n *memNode) relist(r *replica) {
 	}
 	n.remove(r)
 	l := n.listFor(r)
-	// Find r's place from the nearer end by stamp.
-	p := l.tail
+	// r goes after p (nil: first), found from the nearer end by stamp.
+	var p *replica
 	if l.head != nil && r.stamp-l.head.stamp < l.tail.stamp-r.stamp {
-		for p = nil; ; {
-			next := l.head
-			if p != nil {
-				next = p.next
-			}
-			if next == nil || next.stamp > r.stamp {
-				break
-			}
-			p = next
+		for q := l.head; q != nil && q.stamp < r.stamp; q = q.next {
+			p = q
 		}
 	} else {
-		for p != nil && p.stamp > r.stamp {
-			p = p.prev
+		for p = l.tail; p != nil && p.stamp > r.stamp; p = p.prev {
 		}
 	}
-	r.list = l
-	if p == nil {
-		r.prev, r.next = nil, l.head
-		if l.head != nil {
-			l.head.prev = r
-		} else {
-			l.tail = r
-		}
-		l.head = r
-	} else {
-		r.prev, r.next = p, p.next
-		if p.next != nil {
-			p.next.prev = r
-		} else {
-			l.tail = r
-		}
+	switch {
+	case p == nil:
+		l.pushHead(r)
+	case p == l.tail:
+		l.pushTail(r)
+	default:
+		r.prev, r.next, r.list = p, p.next, l
+		p.next.prev = r
 		p.next = r
 	}
 	n.reindex(r)
