@@ -133,7 +133,6 @@ type memNode struct {
 	// malloc.h); a new chunk costs one device allocation.
 	subCap, subUsed int64
 	obtained        int64         // high-water mark of direct (non-suballocated) buffers
-	pendingFree     int64         // bytes whose write-back is under way
 	waiting         []func() bool // allocations waiting for memory
 	stalled         bool
 	// evictGen changes whenever a copy may have become evictable; a reclaim
@@ -414,7 +413,7 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 // prefetch (starpu_data_can_evict). It reports whether the room is
 // available now.
 func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl level) bool {
-	need := node.used + size - node.capacity - node.pendingFree
+	need := node.used + size - node.capacity
 	if node.noVictim[lvl] == node.evictGen+1 {
 		return false
 	}
@@ -571,11 +570,8 @@ func (s *Simulator) writeBack(r *replica, then func(freed bool)) {
 	s.stats.WriteBacks++
 	h := r.h
 	home := &h.reps[0]
-	node := s.nodes[r.node]
-	node.pendingFree += h.size
 	done := waiter{fn: func() {
 		r.evicting = false
-		node.pendingFree -= h.size
 		freed := false
 		if r.refs == 0 && r.incoming == nil && s.validElsewhere(r) {
 			s.free(r)

@@ -785,13 +785,18 @@ func (s *Simulator) inputsReady(w *Worker, t *TaskState) {
 	s.deviceQueued(w, t)
 }
 
-// deviceQueued: t waits on w's device for its turn.
+// deviceQueued: t's inputs are in; its driver submits it to w's device.
 func (s *Simulator) deviceQueued(w *Worker, t *TaskState) {
 	w.fetching--
 	if w.blocked {
 		w.heldBack = append(w.heldBack, t)
 		return
 	}
+	s.submitKernel(w, t)
+}
+
+// submitKernel: t waits on w's device for its turn.
+func (s *Simulator) submitKernel(w *Worker, t *TaskState) {
 	w.ready = append(w.ready, t)
 	if t.syncGPU {
 		w.nsync++
@@ -1101,8 +1106,7 @@ func (s *Simulator) blockWorker(n int, on bool) {
 			s.completeKernel(w, t)
 		}
 		for _, t := range back {
-			w.fetching++ // deviceQueued counts it down again
-			s.deviceQueued(w, t)
+			s.submitKernel(w, t)
 		}
 		if w.canPop() {
 			w.idle = false
