@@ -40,7 +40,7 @@ func TestWhatIfRuns(t *testing.T) {
 		{"default+gpus1", func() (*calibrate.File, error) { return def.WithGPUs(1) }},
 		{"default+pcix2", func() (*calibrate.File, error) { return def.ScalePCIBandwidth(2) }},
 		{"default+pcix0.25", func() (*calibrate.File, error) { return def.ScalePCIBandwidth(0.25) }},
-		{"default+mem32MiB", func() (*calibrate.File, error) { return def.WithGPUMemory(32 << 20) }},
+		{"default+mem64MiB", func() (*calibrate.File, error) { return def.WithGPUMemory(64 << 20) }},
 		{"default+gpu(slowgpu)", func() (*calibrate.File, error) { return def.WithGPUFrom(other) }},
 	}
 	const sampling = "../../shared/calibrations/starpu-sampling"
@@ -52,7 +52,7 @@ func TestWhatIfRuns(t *testing.T) {
 			tc{"attila+gpus4", func() (*calibrate.File, error) { return attila.WithGPUs(4) }},
 			tc{"attila+gpus1", func() (*calibrate.File, error) { return attila.WithGPUs(1) }},
 			tc{"attila+pcix2", func() (*calibrate.File, error) { return attila.ScalePCIBandwidth(2) }},
-			tc{"attila+mem32MiB", func() (*calibrate.File, error) { return attila.WithGPUMemory(32 << 20) }},
+			tc{"attila+mem64MiB", func() (*calibrate.File, error) { return attila.WithGPUMemory(64 << 20) }},
 			tc{"default+gpu(attila)", func() (*calibrate.File, error) { return def.WithGPUFrom(attila) }},
 			tc{"attila+gpu(default)", func() (*calibrate.File, error) { return attila.WithGPUFrom(def) }},
 		)
@@ -78,13 +78,13 @@ func TestWhatIfRuns(t *testing.T) {
 			assert.Empty(t, res.Uncalibrated)
 			makespan[c.name] = res.MakespanS
 
-			if strings.Contains(c.name, "+mem32MiB") {
-				assert.Positive(t, res.Evictions, "a 32 MiB GPU must evict")
+			if strings.Contains(c.name, "+mem64MiB") {
+				assert.Positive(t, res.Evictions, "a 64 MiB GPU (one suballocator chunk) must evict")
 			}
 			for _, m := range res.Memory {
 				assert.LessOrEqual(t, m.PeakBytes, m.CapacityBytes, m.Node)
-				if strings.Contains(c.name, "+mem32MiB") && strings.HasPrefix(m.Node, "CUDA") {
-					assert.LessOrEqual(t, m.CapacityBytes, int64(32<<20), m.Node)
+				if strings.Contains(c.name, "+mem64MiB") && strings.HasPrefix(m.Node, "CUDA") {
+					assert.LessOrEqual(t, m.CapacityBytes, int64(64<<20), m.Node)
 				}
 			}
 			t.Logf("%s: makespan %.4f s, %.1f GFlop/s, %d evictions", c.name, res.MakespanS, res.GFlops, res.Evictions)

@@ -48,6 +48,7 @@ type replica struct {
 	// LRU list of the node's allocated replicas (head: evicted first).
 	prev, next *replica
 	list       *lruList
+	slot       subSlot // where the buffer lives, when suballocated
 }
 
 type handleState struct {
@@ -125,16 +126,20 @@ type memNode struct {
 	name     string
 	arch     string
 	capacity int64 // 0: unlimited
-	used     int64
-	peak     int64
-	main     lruList
-	prot     lruList
-	// Suballocator: tiles <= 4 MiB come out of 32 MiB chunks (StarPU's
-	// malloc.h); a new chunk costs one device allocation.
-	subCap, subUsed int64
-	obtained        int64         // high-water mark of direct (non-suballocated) buffers
-	waiting         []func() bool // allocations waiting for memory
-	stalled         bool
+	used     int64 // bytes of the copies allocated here
+	// devUsed is the device memory taken (bytes): whole suballocator chunks
+	// and direct buffers; capacity bounds it. peak is its maximum.
+	devUsed int64
+	peak    int64
+	main    lruList
+	prot    lruList
+	// sub holds a device's buffers of at most 4 MiB (StarPU's
+	// suballocator); a new chunk costs one device allocation.
+	sub      subAllocator
+	direct   int64         // bytes of direct (non-suballocated) buffers
+	obtained int64         // high-water mark of direct
+	waiting  []func() bool // allocations waiting for memory
+	stalled  bool
 	// evictGen changes whenever a copy may have become evictable; a reclaim
 	// that found nothing to evict is not retried until it changes.
 	evictGen uint64
@@ -357,19 +362,17 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 	if r.allocated {
 		return 0, true
 	}
-	size := h.size
 	if node.reclaiming {
 		return 0, false
 	}
-	if node.capacity > 0 && node.used+size > node.capacity {
-		if lvl == levelIdle || !s.reclaim(node, h, size, lvl) {
-			return 0, false
-		}
+	cost, ok := s.obtain(node, r, lvl)
+	if !ok {
+		return 0, false
 	}
-	node.used += size
-	node.peak = max(node.peak, node.used)
-	if s.opts.Check && node.capacity > 0 && node.used > node.capacity {
-		s.fail(fmt.Errorf("node %s over capacity: %d > %d bytes", node.name, node.used, node.capacity))
+	node.used += h.size
+	node.peak = max(node.peak, node.devUsed)
+	if s.opts.Check && node.capacity > 0 && node.devUsed > node.capacity {
+		s.fail(fmt.Errorf("node %s over capacity: %d > %d bytes", node.name, node.devUsed, node.capacity))
 	}
 	r.setAllocated(true)
 	s.obs.Memory(s.eng.NowS(), node.name, "allocate", h.h)
@@ -380,40 +383,63 @@ func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
 		}
 	}
 	node.pushTail(r)
-	cost := 0.0
-	if n != 0 {
-		const sub, chunk = 4 << 20, 32 << 20
-		if size <= sub {
-			node.subUsed += size
-			for node.subUsed > node.subCap {
-				node.subCap += chunk
-				cost += s.m.Costs.DeviceAllocS
-				s.stats.Allocations++
-			}
-		} else if node.used > node.obtained {
-			// A buffer beyond what the device already gave: cudaMalloc.
-			// Freed buffers stay in StarPU's allocation cache, so memory
-			// reused below the high-water mark costs nothing.
-			node.obtained = node.used
-			cost += s.m.Costs.DeviceAllocS
-			s.stats.Allocations++
-		}
-	}
 	return cost, true
 }
 
-// reclaim makes room for size bytes on node for a request of level lvl, as
-// StarPU 1.4's allocator (_starpu_allocate_interface) does. First it drops
-// copies that need no write-back (invalid, or valid elsewhere), least
-// recently used first (try_to_reuse_potentially_in_use_mc). Failing that,
-// it starts the generic reclaim of twice the size on the node's driver
-// thread (startSyncReclaim); the room comes when that ends. Idle fetches
-// evict nothing. A fetch takes copies in one LRU order whatever their
+// suballocated says whether a copy of size bytes on node n comes out of
+// the suballocator (device buffers of at most 4 MiB).
+func suballocated(n int, size int64) bool { return n != 0 && size <= subMaxBytes }
+
+// obtain takes device memory for r, as starpu_malloc_on_node_flags: a
+// suballocator slot (a new chunk if none is free and the device has 32 MiB
+// left), or a direct buffer. When the device is full, it reclaims for any
+// level but idle; a reclaim may hand r the buffer of an evicted copy. It
+// returns the allocation cost in seconds.
+func (s *Simulator) obtain(node *memNode, r *replica, lvl level) (float64, bool) {
+	size := r.h.size
+	if suballocated(node.id, size) {
+		nb := subBlocks(size)
+		if slot, ok := node.sub.alloc(nb); ok {
+			r.slot = slot
+			return 0, true
+		}
+		if node.capacity == 0 || node.devUsed+subChunkBytes <= node.capacity {
+			r.slot = node.sub.grow(nb)
+			node.devUsed += subChunkBytes
+			s.stats.Allocations++
+			return s.m.Costs.DeviceAllocS, true
+		}
+	} else if node.capacity == 0 || node.devUsed+size <= node.capacity {
+		node.devUsed += size
+		node.direct += size
+		if node.id != 0 && node.direct > node.obtained {
+			// A buffer beyond what the device already gave: cudaMalloc.
+			// Freed buffers stay in StarPU's allocation cache, so memory
+			// reused below the high-water mark costs nothing.
+			node.obtained = node.direct
+			s.stats.Allocations++
+			return s.m.Costs.DeviceAllocS, true
+		}
+		return 0, true
+	}
+	if lvl == levelIdle {
+		return 0, false
+	}
+	return 0, s.reclaim(node, r, lvl)
+}
+
+// reclaim makes room for r on its full node for a request of level lvl, as
+// StarPU 1.4's allocator (_starpu_allocate_interface) does. First it takes
+// the buffer of the least recently used copy of the same size that needs no
+// write-back (invalid, or valid elsewhere): try_to_reuse_potentially_in_use_mc
+// (StarPU matches the data's allocation footprint; starsim's handles differ
+// by size only). Failing that, it starts the generic reclaim of twice the
+// size on the node's driver thread (startSyncReclaim); the room comes when
+// that ends. A fetch takes copies in one LRU order whatever their
 // protection; prefetches never take copies protected by a pending task
-// prefetch (starpu_data_can_evict). It reports whether the room is
-// available now.
-func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl level) bool {
-	need := node.used + size - node.capacity
+// prefetch (starpu_data_can_evict). It reports whether r has its buffer.
+func (s *Simulator) reclaim(node *memNode, r *replica, lvl level) bool {
+	forH, size := r.h, r.h.size
 	if node.noVictim[lvl] == node.evictGen+1 {
 		return false
 	}
@@ -425,7 +451,6 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 			s.fail(err)
 		}
 	}
-	found := false
 	// The droppable indexes (copies that are invalid or valid elsewhere,
 	// in LRU order), not the whole lists: most of a full device's copies
 	// are sole owners that only the generic reclaim may take. A fetch
@@ -440,26 +465,20 @@ func (s *Simulator) reclaim(node *memNode, forH *handleState, size int64, lvl le
 		var none []dropEntry
 		b = &none
 	}
-	for i, j := 0, 0; (i < len(*a) || j < len(*b)) && need > 0; {
+	for i, j := 0, 0; i < len(*a) || j < len(*b); {
 		var e dropEntry
 		if j >= len(*b) || (i < len(*a) && (*a)[i].stamp < (*b)[j].stamp) {
 			e, i = (*a)[i], i+1
 		} else {
 			e, j = (*b)[j], j+1
 		}
-		if !e.live() || !s.evictable(e.r, lvl) {
+		if !e.live() || e.r.h.size != size || !s.evictable(e.r, lvl) {
 			continue
 		}
-		need -= e.r.h.size
 		s.explainEviction(e.r, "drop", forH, lvl)
-		s.free(e.r) // leaves a dead entry: the indexes keep their positions
-		found = true
-	}
-	if need <= 0 || found || lvl == levelIdle {
-		if !found {
-			node.noVictim[lvl] = node.evictGen + 1
-		}
-		return node.used+size <= node.capacity
+		r.slot = e.r.slot
+		s.evict(e.r, false) // leaves a dead entry: the indexes keep their positions
+		return true
 	}
 	return s.startSyncReclaim(node, forH, 2*size, lvl)
 }
@@ -536,13 +555,26 @@ func (s *Simulator) lruVictim(node *memNode, lvl level) *replica {
 	return a
 }
 
-func (s *Simulator) free(r *replica) {
+// free evicts r and gives its buffer back.
+func (s *Simulator) free(r *replica) { s.evict(r, true) }
+
+// evict evicts r; its buffer is given back to the allocator, or, with
+// giveBack false, kept for a copy that reuses it.
+func (s *Simulator) evict(r *replica, giveBack bool) {
 	node := s.nodes[r.node]
 	node.remove(r)
 	node.used -= r.h.size
-	if r.h.size <= 4<<20 {
-		node.subUsed -= r.h.size
+	if !giveBack {
+		// The reusing copy takes the buffer as it is.
+	} else if suballocated(r.node, r.h.size) {
+		if node.sub.release(r.slot, subBlocks(r.h.size)) {
+			node.devUsed -= subChunkBytes
+		}
+	} else {
+		node.devUsed -= r.h.size
+		node.direct -= r.h.size
 	}
+	r.slot = subSlot{}
 	s.setState(r.h, r.node, invalid)
 	r.setAllocated(false)
 	node.nalloc--

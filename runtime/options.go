@@ -33,6 +33,12 @@ type Options struct {
 	// non-peer bus (starpu_transfer_predict). An accident of StarPU kept for
 	// parity; on by default (see DefaultOptions).
 	StarPUTransferFactor bool
+	// StarPUHiddenHoles reproduces an accident of StarPU 1.4's suballocator
+	// (malloc.c): a freed buffer that merges with no free neighbour does not
+	// raise its chunk's available_max, so later searches skip that hole
+	// and the device reclaims (or takes a new chunk) while room is left.
+	// On by default (see DefaultOptions).
+	StarPUHiddenHoles bool
 	// NoWontUseWriteBack skips the idle write-back home that StarPU queues
 	// on starpu_data_wont_use (the copies are still evicted first).
 	NoWontUseWriteBack bool
@@ -60,5 +66,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: DurMean, StarPUTransferFactor: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: DurMean, StarPUTransferFactor: true, StarPUHiddenHoles: true, ExplainTask: -1}
 }

@@ -96,30 +96,37 @@ func TestMemoryPressure(t *testing.T) {
 
 // TestGPUMemoryTooSmall: a limit below one task's data is refused before
 // the run, naming the GPU, task and bytes; a limit of exactly one task's
-// data (a GEMM: 3 tiles) runs to the end, although a GPU holds two tasks at
-// once (one running, one fetching), for both applications and the dmda
-// family (this deadlocked before copies retried stalled allocations on
-// completion).
+// data runs to the end, although a GPU holds two tasks at once (one
+// running, one fetching), for both applications and the dmda family (this
+// deadlocked before copies retried stalled allocations on completion).
+// Float tiles (3.7 MB) come out of 32 MiB suballocator chunks, nine to a
+// chunk, so a GPU needs a whole chunk; double tiles (7.4 MB) are direct
+// buffers, so one GEMM's data is three tiles.
 func TestGPUMemoryTooSmall(t *testing.T) {
-	const tile = 960 * 960 * 4
+	const dtile = 960 * 960 * 8
+	const chunk = 32 << 20
 	m := calibrate.Default().RuntimeMachine()
 	for _, tc := range []struct {
 		name       string
 		app, sched string
+		prec       models.Precision
 		limitBytes int64
 		newErr     string
 	}{
-		{"below one tile", "cholesky", "dmdas", 1024, "memory of CUDA0 (1024 bytes) cannot hold the data of task 0 (POTRF), 3686400 bytes at once"},
-		{"below one GEMM", "cholesky", "dmdas", 3*tile - 1, "cannot hold the data of task 11 (GEMM), 11059200 bytes at once"},
-		{"one GEMM exactly, cholesky dmda", "cholesky", "dmda", 3 * tile, ""},
-		{"one GEMM exactly, cholesky dmdar", "cholesky", "dmdar", 3 * tile, ""},
-		{"one GEMM exactly, cholesky dmdas", "cholesky", "dmdas", 3 * tile, ""},
-		{"one GEMM exactly, lu dmda", "lu", "dmda", 3 * tile, ""},
-		{"one GEMM exactly, lu dmdas", "lu", "dmdas", 3 * tile, ""},
-		{"four tiles", "cholesky", "dmdas", 4 * tile, ""},
+		{"below one chunk", "cholesky", "dmdas", models.Single, chunk - 1, "memory of CUDA0 (33554431 bytes) cannot hold the data of task 0 (POTRF), 33554432 bytes at once"},
+		{"one chunk", "cholesky", "dmdas", models.Single, chunk, ""},
+		{"one chunk, lu dmda", "lu", "dmda", models.Single, chunk, ""},
+		{"below one double tile", "cholesky", "dmdas", models.Double, 1024, "memory of CUDA0 (1024 bytes) cannot hold the data of task 0 (POTRF), 7372800 bytes at once"},
+		{"below one GEMM", "cholesky", "dmdas", models.Double, 3*dtile - 1, "cannot hold the data of task 11 (GEMM), 22118400 bytes at once"},
+		{"one GEMM exactly, cholesky dmda", "cholesky", "dmda", models.Double, 3 * dtile, ""},
+		{"one GEMM exactly, cholesky dmdar", "cholesky", "dmdar", models.Double, 3 * dtile, ""},
+		{"one GEMM exactly, cholesky dmdas", "cholesky", "dmdas", models.Double, 3 * dtile, ""},
+		{"one GEMM exactly, lu dmda", "lu", "dmda", models.Double, 3 * dtile, ""},
+		{"one GEMM exactly, lu dmdas", "lu", "dmdas", models.Double, 3 * dtile, ""},
+		{"four tiles", "cholesky", "dmdas", models.Double, 4 * dtile, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := models.New(tc.app, models.Options{N: 9600, Block: 960, PrioritySched: tc.sched})
+			g, err := models.New(tc.app, models.Options{N: 9600, Block: 960, PrioritySched: tc.sched, Precision: tc.prec})
 			require.NoError(t, err)
 			o := opts(tc.sched)
 			o.GPUMemLimitBytes = tc.limitBytes

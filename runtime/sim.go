@@ -221,6 +221,7 @@ func (s *Simulator) buildNodes() error {
 
 func (s *Simulator) addNode(name string, capacity int64, arch string) {
 	n := &memNode{id: len(s.nodes), name: name, capacity: capacity, arch: arch}
+	n.sub.staleMax = s.opts.StarPUHiddenHoles
 	s.nodeIdx[name] = n.id
 	s.nodes = append(s.nodes, n)
 }
@@ -346,17 +347,33 @@ func (s *Simulator) route(src, dst int) *emulator.Route { return s.routes[src][d
 func (s *Simulator) dir(src, dst int) *direction { return s.dirs[src][dst] }
 
 // checkFits fails when a task's data cannot be on a GPU at once: such a
-// run could only end in a deadlock.
+// run could only end in a deadlock. Buffers of at most 4 MiB need whole
+// suballocator chunks (packed first fit).
 func (s *Simulator) checkFits(t *TaskState) error {
 	var need int64
+	var chunks []int32 // free blocks left in each chunk
 	for k, b := range t.bufs {
 		dup := false
 		for _, c := range t.bufs[:k] {
 			dup = dup || c.h == b.h
 		}
-		if !dup {
-			need += b.h.size
+		if dup {
+			continue
 		}
+		if !suballocated(1, b.h.size) {
+			need += b.h.size
+			continue
+		}
+		nb := subBlocks(b.h.size)
+		i := 0
+		for i < len(chunks) && chunks[i] < nb {
+			i++
+		}
+		if i == len(chunks) {
+			chunks = append(chunks, subChunkBlocks)
+			need += subChunkBytes
+		}
+		chunks[i] -= nb
 	}
 	for _, n := range s.nodes[1:] {
 		if n.capacity > 0 && need > n.capacity {
@@ -1046,8 +1063,12 @@ func (s *Simulator) finalCheck() error {
 		if err := s.nodes[n].checkLRU(); err != nil {
 			return err
 		}
-		if used[n] != s.nodes[n].used {
-			return fmt.Errorf("check: node %s accounts %d bytes, its copies hold %d", s.nodes[n].name, s.nodes[n].used, used[n])
+		node := s.nodes[n]
+		if used[n] != node.used {
+			return fmt.Errorf("check: node %s accounts %d bytes, its copies hold %d", node.name, node.used, used[n])
+		}
+		if dev := int64(len(node.sub.chunks))*subChunkBytes + node.direct; dev != node.devUsed {
+			return fmt.Errorf("check: node %s accounts %d device bytes, its chunks and buffers take %d", node.name, node.devUsed, dev)
 		}
 	}
 	var counted float64

@@ -47,6 +47,7 @@ type runFlags struct {
 	check, noPrefetch      bool
 	gpuMem                 int64
 	noTransferFactor       bool
+	noHiddenHoles          bool
 	explain                string
 	explainTask            int
 	sampleS                float64
@@ -118,6 +119,7 @@ func (f *runFlags) register(fs *flag.FlagSet, cmd string, args []string) {
 	fs.BoolVar(&f.check, "check", false, "verify the run's invariants (dependencies, memory, data validity)")
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
 	fs.Int64Var(&f.gpuMem, "gpu-mem", 0, "GPU memory limit in bytes (default: 90% of each GPU's memory)")
+	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to FILE, - for stderr")
 	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only this task's decisions (task id = submission index)")
@@ -253,6 +255,7 @@ func (f *runFlags) simulate(stderr io.Writer, m *runtime.Machine, g *runtime.Gra
 	opts.Sched, opts.NCPU, opts.NCUDA, opts.Seed, opts.Check = f.sched, f.ncpu, f.ncuda, f.seed, f.check
 	opts.GPUMemLimitBytes, opts.NoPrefetch = f.gpuMem, f.noPrefetch
 	opts.StarPUTransferFactor = !f.noTransferFactor
+	opts.StarPUHiddenHoles = !f.noHiddenHoles
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
 	if f.sampleS < 0 {
 		return nil, &usageError{"--sample-interval must be >= 0 s"}
