@@ -48,6 +48,10 @@ type Worker struct {
 	// tasks whose inputs arrive are submitted (heldBack), when it returns.
 	blocked         bool
 	ended, heldBack []*TaskState
+	// threadFreeS is when a CPU worker's thread has pushed the tasks its
+	// last kernel released (simulated s); a GPU worker's driver thread uses
+	// its node's issueFreeS.
+	threadFreeS float64
 }
 
 type TaskState struct {
@@ -109,7 +113,8 @@ type Simulator struct {
 	predict  [][]Prediction      // [src][dst]; zero: none
 	// predictGPUs[src][dst] is StarPU's GPU count of the bus (busGPUs).
 	predictGPUs [][]int
-	// pushFreeS is when the pushes of released tasks are done (simulated s).
+	// pushFreeS is when the submitting (application) thread is free: it
+	// pays each submit cost and the push of each task it releases (s).
 	pushFreeS float64
 	// allocFreeS is when the device allocation lock is free (simulated s).
 	allocFreeS float64
@@ -670,25 +675,37 @@ func (s *Simulator) submit(i int) {
 		s.wontUse(s.handles[hid], s.wontUseAfter[s.wuNext])
 		s.wuNext++
 	}
+	// The submitting thread pays the submit cost, then, for a task with
+	// nothing to wait for, the push cost, before it submits the next
+	// (_starpu_submit_job, then _starpu_push_task).
+	s.pushFreeS = max(s.pushFreeS, s.eng.NowS()) + s.m.Costs.TaskSubmitS
 	s.npending[i]--
 	if s.npending[i] == 0 {
-		s.release(t)
+		s.release(t, &s.pushFreeS)
 	}
 	if i+1 < len(s.tasks) {
-		s.eng.PostCallAfter(s.m.Costs.TaskSubmitS, s.submitCall, i+1)
+		s.eng.PostCallAfter(s.pushFreeS-s.eng.NowS(), s.submitCall, i+1)
 	}
 }
 
-// release makes t ready: it is pushed to the scheduler after the push cost.
-// Tasks released together are pushed one after the other, each paying the
-// cost (StarPU's releasing thread pushes them in turn). One clock serves all
-// releasing workers: two tasks ending at the same instant on different
-// workers also push in turn, where StarPU's two threads would overlap.
-func (s *Simulator) release(t *TaskState) {
+// release makes t ready: the releasing thread, whose clock is *freeS,
+// pushes it to the scheduler after the push cost (_starpu_push_task sleeps
+// 1 µs in simulation). Tasks released together are pushed one after the
+// other; the thread does nothing else meanwhile (a worker pops after).
+func (s *Simulator) release(t *TaskState, freeS *float64) {
 	now := s.eng.NowS()
 	t.readyS = now
-	s.pushFreeS = max(s.pushFreeS, now) + s.m.Costs.TaskPushS
-	s.eng.PostCallAfter(s.pushFreeS-now, s.pushCall, t.id)
+	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
+	s.eng.PostCallAfter(*freeS-now, s.pushCall, t.id)
+}
+
+// threadClock is when w's thread is free: a GPU worker's is its node's
+// driver, which also issues the node's copies.
+func (s *Simulator) threadClock(w *Worker) *float64 {
+	if w.Kind == GPUWorker {
+		return &s.nodes[w.Node].issueFreeS
+	}
+	return &w.threadFreeS
 }
 
 // push hands task id to the scheduler and wakes the idle workers.
@@ -722,10 +739,10 @@ func (s *Simulator) workerPop(w *Worker) {
 			s.eng.PostCallAfter(node.progressAtS-s.eng.NowS(), s.popCall, w.ID)
 			return
 		}
-		if free := s.nodes[w.Node].issueFreeS; free > s.eng.NowS() {
-			s.eng.PostCallAfter(free-s.eng.NowS(), s.popCall, w.ID)
-			return
-		}
+	}
+	if free := *s.threadClock(w); free > s.eng.NowS() {
+		s.eng.PostCallAfter(free-s.eng.NowS(), s.popCall, w.ID)
+		return
 	}
 	for w.canPop() {
 		t := s.sched.Pop(w)
@@ -1011,7 +1028,7 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 	for _, q := range s.succ[s.succOff[t.id]:s.succOff[t.id+1]] {
 		s.npending[q]--
 		if s.npending[q] == 0 {
-			s.release(s.tasks[q])
+			s.release(s.tasks[q], s.threadClock(w))
 		}
 	}
 	for _, b := range t.bufs {
