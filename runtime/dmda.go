@@ -31,9 +31,76 @@ type dmCand struct {
 }
 
 type dmWorker struct {
-	q                         []*TaskState
-	expStart, expLen, pipeLen float64 // µs
+	// levels is the queue: one level per priority, by decreasing
+	// priority, none empty (sorted variants); else one level, in arrival
+	// order. A push then appends to its level, where one sorted array
+	// would shift the lower-priority tasks of thousands queued.
+	levels                    []dmLevel
+	spare                     [][]dmEntry // emptied levels' arrays, for reuse
+	expStart, expLen, pipeLen float64     // µs
 	pipeNtasks                int
+}
+
+// dmLevel is a FIFO of queued tasks: q[head:].
+type dmLevel struct {
+	prio int
+	q    []dmEntry
+	head int
+}
+
+// tasks is the level's queued tasks, oldest first.
+func (l *dmLevel) tasks() []dmEntry { return l.q[l.head:] }
+
+func (l *dmLevel) push(e dmEntry) {
+	if len(l.q) == cap(l.q) && 2*l.head >= len(l.q) && l.head > 0 {
+		// Full, half of it popped: reuse that room rather than grow.
+		n := copy(l.q, l.q[l.head:])
+		clear(l.q[n:])
+		l.q, l.head = l.q[:n], 0
+	}
+	l.q = append(l.q, e)
+}
+
+// remove takes the i-th queued task out. The gap is closed from the front:
+// i is small (the head, or the end of a short ready-first scan) while the
+// level may hold thousands of tasks.
+func (l *dmLevel) remove(i int) *TaskState {
+	q := l.q[l.head:]
+	t := q[i].t
+	copy(q[1:i+1], q[:i])
+	q[0] = dmEntry{}
+	l.head++
+	if l.head == len(l.q) {
+		l.q, l.head = l.q[:0], 0 // empty: start over at the front
+	}
+	return t
+}
+
+// dmEntry is a queued task with what the queue scans read (sorted
+// inserts, ready-first pops): its priority and its buffers, copied when
+// there are at most len(b). The scans then walk one dense array instead of
+// the scattered tasks and their buffer lists, a cache miss or two each.
+type dmEntry struct {
+	t    *TaskState
+	prio int
+	nb   int // buffers in b; -1: too many, read t.bufs
+	b    [3]taskBuf
+}
+
+func newDMEntry(t *TaskState) dmEntry {
+	e := dmEntry{t: t, prio: t.prio, nb: -1}
+	if len(t.bufs) <= len(e.b) {
+		e.nb = copy(e.b[:], t.bufs)
+	}
+	return e
+}
+
+// bufs is the task's buffers.
+func (e *dmEntry) bufs() []taskBuf {
+	if e.nb < 0 {
+		return e.t.bufs
+	}
+	return e.b[:e.nb]
 }
 
 func init() {
@@ -55,14 +122,50 @@ func (d *dmda) Init(v View) {
 	}
 }
 
-// insertPos is where t goes in q: FIFO, or after every task of priority >= t's.
-func (d *dmda) insertPos(q []*TaskState, t *TaskState) int {
+// level returns the index of the level t goes to, creating it if needed:
+// the only one when unsorted, else the level of t's priority (after every
+// task of priority >= t's).
+func (d *dmda) level(st *dmWorker, t *TaskState) int {
 	if !d.sorted {
-		return len(q)
+		if len(st.levels) == 0 {
+			st.levels = append(st.levels, dmLevel{q: st.spareArray()})
+		}
+		return 0
 	}
-	// q is sorted by decreasing priority: the first task of lower priority.
 	p := t.Priority()
-	return sort.Search(len(q), func(i int) bool { return q[i].Priority() < p })
+	i := sort.Search(len(st.levels), func(i int) bool { return st.levels[i].prio <= p })
+	if i == len(st.levels) || st.levels[i].prio != p {
+		st.levels = append(st.levels, dmLevel{})
+		copy(st.levels[i+1:], st.levels[i:])
+		st.levels[i] = dmLevel{prio: p, q: st.spareArray()}
+	}
+	return i
+}
+
+// spareArray is an emptied level's array, or nil.
+func (st *dmWorker) spareArray() []dmEntry {
+	n := len(st.spare)
+	if n == 0 {
+		return nil
+	}
+	q := st.spare[n-1]
+	st.spare[n-1] = nil
+	st.spare = st.spare[:n-1]
+	return q
+}
+
+// queuedBefore is the predicted work of the tasks queued before t would be
+// (those of priority >= t's), and whether any task would be after it.
+func (d *dmda) queuedBefore(st *dmWorker, t *TaskState) (us float64, after bool) {
+	for _, l := range st.levels {
+		if l.prio < t.Priority() {
+			return us, true
+		}
+		for _, o := range l.tasks() {
+			us += o.t.predictedUS + o.t.penPrimeUS
+		}
+	}
+	return us, false
 }
 
 func (d *dmda) Push(t *TaskState) {
@@ -78,11 +181,8 @@ func (d *dmda) Push(t *TaskState) {
 		start := max(st.expStart, now)
 		prev := st.expLen
 		if d.sortedDec {
-			if pos := d.insertPos(st.q, t); pos < len(st.q) {
-				prev = st.pipeLen
-				for _, o := range st.q[:pos] {
-					prev += o.predictedUS + o.penPrimeUS
-				}
+			if us, after := d.queuedBefore(st, t); after {
+				prev = st.pipeLen + us
 			}
 		}
 		length := d.v.ExpectedLengthUS(t, w)
@@ -133,27 +233,27 @@ func (d *dmda) Push(t *TaskState) {
 	if d.dataAware {
 		d.v.Prefetch(t, c.w)
 	}
-	pos := d.insertPos(st.q, t)
-	st.q = append(st.q, nil)
-	copy(st.q[pos+1:], st.q[pos:])
-	st.q[pos] = t
+	l := d.level(st, t)
+	st.levels[l].push(newDMEntry(t))
 }
 
 func (d *dmda) Pop(w *Worker) *TaskState {
 	st := d.w[w.ID]
-	if len(st.q) == 0 {
+	if len(st.levels) == 0 || len(st.levels[0].tasks()) == 0 {
 		return nil
 	}
+	l := &st.levels[0]
 	i := 0
 	if d.readyFirst {
-		i = d.readyIndex(st.q, w)
+		// The tasks of priority >= the head's are in the first level.
+		i = d.readyIndex(l.tasks(), w)
 	}
-	t := st.q[i]
-	// Close the gap from the front: i is small (the head, or the end of a
-	// short ready-first scan) while the queue may hold thousands of tasks.
-	copy(st.q[1:i+1], st.q[:i])
-	st.q[0] = nil
-	st.q = st.q[1:]
+	t := l.remove(i)
+	if len(l.tasks()) == 0 && d.sorted {
+		st.spare = append(st.spare, l.q[:0])
+		st.levels[0] = dmLevel{}
+		st.levels = st.levels[1:]
+	}
 	now := d.v.NowUS()
 	st.expStart = max(now, st.expStart)
 	st.expLen -= t.penPrimeUS
@@ -165,15 +265,18 @@ func (d *dmda) Pop(w *Worker) *TaskState {
 // readyIndex is StarPU's ready-first pop: among queued tasks with priority
 // >= the head's, the lexicographic minimum of (bytes not valid, of those not
 // being loaded, bytes not allocated); ties to the earlier task; the scan
-// stops at a task with everything valid and allocated.
-func (d *dmda) readyIndex(q []*TaskState, w *Worker) int {
+// stops at a task with everything valid and allocated. It reads the data's
+// state as the view's NonReadyBytes does, from the queue's copies of the
+// buffers.
+func (d *dmda) readyIndex(q []dmEntry, w *Worker) int {
 	best := 0
 	var b [3]int64
-	for i, t := range q {
-		if t.Priority() < q[0].Priority() {
+	for i := range q {
+		e := &q[i]
+		if e.prio < q[0].prio {
 			break
 		}
-		nr, nl, na := d.v.NonReadyBytes(t, w)
+		nr, nl, na := nonReadyBytes(e.bufs(), w.Node)
 		if i == 0 || nr < b[0] || (nr == b[0] && (nl < b[1] || (nl == b[1] && na < b[2]))) {
 			best, b = i, [3]int64{nr, nl, na}
 		}
