@@ -23,7 +23,7 @@ type Event struct {
 func (ev *Event) TimeS() float64 { return ev.timeS }
 
 // Pending reports whether the event is still queued.
-func (ev *Event) Pending() bool { return ev.index >= 0 }
+func (ev *Event) Pending() bool { return ev.index >= 0 || ev.index == fifoIndex }
 
 // Hook observes the engine; it is called around every event. Hooks must not
 // change the simulation's outcome (tracing and statistics attach here).
@@ -35,14 +35,23 @@ type Hook interface {
 // Engine is a discrete-event simulator in simulated time (seconds, float64).
 // It is not safe for concurrent use: one goroutine runs one simulation.
 type Engine struct {
-	nowS   float64
-	seq    uint64
-	queue  []*Event
+	nowS  float64
+	seq   uint64
+	queue []*Event // binary min-heap on (timeS, seq)
+	// fifo[head:] are posted events due now, in sequence order: they need
+	// no place in the heap (a posted event is never moved or cancelled).
+	// The clock does not move on before they have run, since they are due
+	// at it, so they keep the queue's order with the heap's events.
+	fifo   []*Event
+	head   int
 	hooks  []Hook
 	nrun   uint64
 	halted bool
 	free   []*Event // recycled posted events
 }
+
+// fifoIndex is the index of an event queued in the engine's fifo.
+const fifoIndex = -2
 
 // NewEngine returns an engine with its clock at 0 s.
 func NewEngine() *Engine { return &Engine{} }
@@ -54,7 +63,7 @@ func (e *Engine) NowS() float64 { return e.nowS }
 func (e *Engine) EventsRun() uint64 { return e.nrun }
 
 // Pending is the number of queued events.
-func (e *Engine) Pending() int { return len(e.queue) }
+func (e *Engine) Pending() int { return len(e.queue) + len(e.fifo) - e.head }
 
 // AddHook attaches an observer called before and after every event.
 func (e *Engine) AddHook(h Hook) { e.hooks = append(e.hooks, h) }
@@ -74,7 +83,7 @@ func (e *Engine) Schedule(atS float64, action func()) *Event {
 func (e *Engine) Post(atS float64, action func()) {
 	ev := e.pooled(atS)
 	ev.action = action
-	e.push(ev)
+	e.post(ev)
 }
 
 // PostCall queues call(arg) at atS like Post. Hot paths bind call once (a
@@ -83,7 +92,7 @@ func (e *Engine) Post(atS float64, action func()) {
 func (e *Engine) PostCall(atS float64, call func(int), arg int) {
 	ev := e.pooled(atS)
 	ev.call, ev.arg = call, arg
-	e.push(ev)
+	e.post(ev)
 }
 
 // PostObj queues callO(obj) at atS like PostCall, for actions keyed by a
@@ -91,7 +100,7 @@ func (e *Engine) PostCall(atS float64, call func(int), arg int) {
 func (e *Engine) PostObj(atS float64, callO func(any), obj any) {
 	ev := e.pooled(atS)
 	ev.callO, ev.obj = callO, obj
-	e.push(ev)
+	e.post(ev)
 }
 
 // PostObjAfter is PostObj delayS seconds from now.
@@ -113,6 +122,17 @@ func (e *Engine) pooled(atS float64) *Event {
 	ev.timeS, ev.seq = atS, e.seq
 	e.seq++
 	return ev
+}
+
+// post queues a pooled event: in the fifo when it is due now, else in the
+// heap.
+func (e *Engine) post(ev *Event) {
+	if ev.timeS == e.nowS {
+		ev.index = fifoIndex
+		e.fifo = append(e.fifo, ev)
+		return
+	}
+	e.push(ev)
 }
 
 // PostCallAfter is PostCall delayS seconds from now.
@@ -165,12 +185,26 @@ func (e *Engine) Run() {
 // endS if endS is finite and later than the last event.
 func (e *Engine) RunUntil(endS float64) {
 	e.halted = false
-	for len(e.queue) > 0 && !e.halted {
-		ev := e.queue[0]
-		if ev.timeS > endS {
+	for !e.halted {
+		var ev *Event
+		if e.head < len(e.fifo) && (len(e.queue) == 0 || less(e.fifo[e.head], e.queue[0])) {
+			if e.fifo[e.head].timeS > endS {
+				break
+			}
+			ev = e.fifo[e.head]
+			e.fifo[e.head] = nil
+			if e.head++; e.head == len(e.fifo) {
+				e.fifo, e.head = e.fifo[:0], 0
+			}
+			ev.index = -1
+		} else if len(e.queue) > 0 {
+			if e.queue[0].timeS > endS {
+				break
+			}
+			ev = e.pop()
+		} else {
 			break
 		}
-		e.remove(0)
 		e.nowS = ev.timeS
 		for _, h := range e.hooks {
 			h.BeforeEvent(e.nowS, ev)
@@ -198,16 +232,21 @@ func (e *Engine) RunUntil(endS float64) {
 }
 
 func (e *Engine) checkTime(atS float64) {
+	if !(atS >= e.nowS) { // NaN fails too
+		e.badTime(atS)
+	}
+}
+
+func (e *Engine) badTime(atS float64) {
 	if math.IsNaN(atS) {
 		panic("emulator: event scheduled at NaN time")
 	}
-	if atS < e.nowS {
-		panic(fmt.Sprintf("emulator: event scheduled in the past: at %.17g s, now %.17g s", atS, e.nowS))
-	}
+	panic(fmt.Sprintf("emulator: event scheduled in the past: at %.17g s, now %.17g s", atS, e.nowS))
 }
 
 // The queue is a binary min-heap on (timeS, seq) with back-indices, so events
 // can be rescheduled and cancelled in O(log n) without leaving garbage behind.
+// Sequence numbers are unique: any heap pops events in the same order.
 
 func less(a, b *Event) bool {
 	if a.timeS != b.timeS {
@@ -217,9 +256,23 @@ func less(a, b *Event) bool {
 }
 
 func (e *Engine) push(ev *Event) {
-	ev.index = len(e.queue)
 	e.queue = append(e.queue, ev)
-	e.up(ev.index)
+	e.up(len(e.queue) - 1)
+}
+
+// pop removes and returns the heap's first event.
+func (e *Engine) pop() *Event {
+	q := e.queue
+	ev := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q[last] = nil
+	e.queue = q[:last]
+	if last > 0 {
+		e.down(0)
+	}
+	ev.index = -1
+	return ev
 }
 
 func (e *Engine) remove(i int) {
@@ -228,7 +281,6 @@ func (e *Engine) remove(i int) {
 	ev := q[i]
 	if i != last {
 		q[i] = q[last]
-		q[i].index = i
 	}
 	q[last] = nil
 	e.queue = q[:last]
@@ -238,28 +290,37 @@ func (e *Engine) remove(i int) {
 	}
 }
 
+// fix restores the heap after the key of queue[i] changed.
 func (e *Engine) fix(i int) {
 	if !e.down(i) {
 		e.up(i)
 	}
 }
 
+// up moves queue[i] up to its place, shifting parents down into the hole,
+// and sets the back-indices of what moved.
 func (e *Engine) up(i int) {
 	q := e.queue
+	ev := q[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !less(q[i], q[p]) {
+		if !less(ev, q[p]) {
 			break
 		}
-		q[i], q[p] = q[p], q[i]
-		q[i].index, q[p].index = i, p
+		q[i] = q[p]
+		q[i].index = i
 		i = p
 	}
+	q[i] = ev
+	ev.index = i
 }
 
+// down moves queue[i0] down to its place, as up does; it reports whether it
+// moved.
 func (e *Engine) down(i0 int) bool {
 	q := e.queue
 	n := len(q)
+	ev := q[i0]
 	i := i0
 	for {
 		l := 2*i + 1
@@ -270,12 +331,14 @@ func (e *Engine) down(i0 int) bool {
 		if r := l + 1; r < n && less(q[r], q[l]) {
 			j = r
 		}
-		if !less(q[j], q[i]) {
+		if !less(q[j], ev) {
 			break
 		}
-		q[i], q[j] = q[j], q[i]
-		q[i].index, q[j].index = i, j
+		q[i] = q[j]
+		q[i].index = i
 		i = j
 	}
+	q[i] = ev
+	ev.index = i
 	return i > i0
 }

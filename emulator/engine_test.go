@@ -204,3 +204,33 @@ func TestPostCallInterleaves(t *testing.T) {
 	assert.Zero(t, allocs, "a warm pool posts typed events without allocating")
 	assert.Equal(t, 101, sum, "AllocsPerRun runs once more to warm up")
 }
+
+// TestPostedNowKeepsOrder: events posted for the current instant (which
+// skip the heap) run in sequence order with the heap's events of that
+// instant, and count as pending.
+func TestPostedNowKeepsOrder(t *testing.T) {
+	e := NewEngine()
+	var got []string
+	rec := func(s string) func() { return func() { got = append(got, s) } }
+	e.Schedule(1, func() {
+		e.Schedule(1, rec("A"))
+		e.PostAfter(0, rec("B"))
+		e.Schedule(1, rec("C"))
+		e.PostAfter(0, func() {
+			got = append(got, "D")
+			e.PostAfter(0, rec("F"))
+		})
+		e.Post(1, rec("E"))
+		assert.Equal(t, 5, e.Pending())
+		e.Halt()
+	})
+	e.RunUntil(0.5)
+	assert.Equal(t, 1, e.Pending())
+	e.Run()
+	assert.Equal(t, 5, e.Pending(), "halted after the t=1 event")
+	e.RunUntil(0.5) // before now: nothing runs
+	assert.Empty(t, got)
+	e.Run()
+	assert.Equal(t, []string{"A", "B", "C", "D", "E", "F"}, got)
+	assert.Zero(t, e.Pending())
+}
