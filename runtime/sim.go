@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -970,10 +971,9 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 		r := &h.reps[w.Node]
 		if b.mode&W != 0 {
 			h.version++
-			for n := range h.reps {
-				if n != w.Node && h.reps[n].state != invalid {
-					s.setState(h, n, invalid)
-				}
+			// The valid bits, not the replicas: those are scattered.
+			for set := h.valid &^ (1 << uint(w.Node)); set != 0; set &= set - 1 {
+				s.setState(h, bits.TrailingZeros64(set), invalid)
 			}
 			s.setState(h, w.Node, owner)
 		}
