@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"math"
+	"math/bits"
 	"sort"
 )
 
@@ -35,11 +36,17 @@ type dmWorker struct {
 	// priority, none empty (sorted variants); else one level, in arrival
 	// order. A push then appends to its level, where one sorted array
 	// would shift the lower-priority tasks of thousands queued.
-	levels                    []dmLevel
-	spare                     [][]dmEntry // emptied levels' arrays, for reuse
-	expStart, expLen, pipeLen float64     // µs
+	levels []dmLevel
+	// spare[k] holds level arrays of capacity minLevelCap<<k that levels
+	// emptied or outgrew: levels come and go by thousands, their arrays
+	// are reused.
+	spare                     [][][]dmEntry
+	expStart, expLen, pipeLen float64 // µs
 	pipeNtasks                int
 }
+
+// minLevelCap is the capacity of a new level's array.
+const minLevelCap = 8
 
 // dmLevel is a FIFO of queued tasks: q[head:].
 type dmLevel struct {
@@ -51,12 +58,42 @@ type dmLevel struct {
 // tasks is the level's queued tasks, oldest first.
 func (l *dmLevel) tasks() []dmEntry { return l.q[l.head:] }
 
-func (l *dmLevel) push(e dmEntry) {
-	if len(l.q) == cap(l.q) && 2*l.head >= len(l.q) && l.head > 0 {
-		// Full, half of it popped: reuse that room rather than grow.
-		n := copy(l.q, l.q[l.head:])
-		clear(l.q[n:])
-		l.q, l.head = l.q[:n], 0
+// array returns a spare array of capacity minLevelCap<<k, or a new one.
+func (st *dmWorker) array(k int) []dmEntry {
+	for len(st.spare) <= k {
+		st.spare = append(st.spare, nil)
+	}
+	if n := len(st.spare[k]); n > 0 {
+		q := st.spare[k][n-1]
+		st.spare[k][n-1] = nil
+		st.spare[k] = st.spare[k][:n-1]
+		return q
+	}
+	return make([]dmEntry, 0, minLevelCap<<k)
+}
+
+// release keeps q, whose entries are cleared, for reuse.
+func (st *dmWorker) release(q []dmEntry) {
+	k := bits.Len(uint(cap(q)/minLevelCap)) - 1
+	st.spare[k] = append(st.spare[k], q[:0])
+}
+
+// push appends e to l.
+func (st *dmWorker) push(l *dmLevel, e dmEntry) {
+	if len(l.q) == cap(l.q) {
+		live := l.q[l.head:]
+		if 2*l.head >= len(l.q) {
+			// Half of it or more popped: reuse that room.
+			n := copy(l.q, live)
+			clear(l.q[n:])
+			l.q = l.q[:n]
+		} else {
+			q := append(st.array(bits.Len(uint(2*cap(l.q)/minLevelCap))-1), live...)
+			clear(l.q)
+			st.release(l.q)
+			l.q = q
+		}
+		l.head = 0
 	}
 	l.q = append(l.q, e)
 }
@@ -76,31 +113,53 @@ func (l *dmLevel) remove(i int) *TaskState {
 	return t
 }
 
-// dmEntry is a queued task with what the queue scans read (sorted
-// inserts, ready-first pops): its priority and its buffers, copied when
-// there are at most len(b). The scans then walk one dense array instead of
-// the scattered tasks and their buffer lists, a cache miss or two each.
+// dmEntry is a queued task with what the queue scans read (ready-first
+// pops): its priority and its buffers (data, and which ones it reads),
+// copied when there are at most len(h). The scans then walk one dense
+// array instead of the scattered tasks and their buffer lists, a cache
+// miss or two each.
 type dmEntry struct {
-	t    *TaskState
-	prio int
-	nb   int // buffers in b; -1: too many, read t.bufs
-	b    [3]taskBuf
+	t     *TaskState
+	prio  int
+	h     [3]*handleState
+	nb    int8  // buffers in h; -1: too many, read t.bufs
+	reads uint8 // bit k: buffer k is read
 }
 
 func newDMEntry(t *TaskState) dmEntry {
 	e := dmEntry{t: t, prio: t.prio, nb: -1}
-	if len(t.bufs) <= len(e.b) {
-		e.nb = copy(e.b[:], t.bufs)
+	if len(t.bufs) <= len(e.h) {
+		e.nb = int8(len(t.bufs))
+		for k, b := range t.bufs {
+			e.h[k] = b.h
+			if b.mode&R != 0 {
+				e.reads |= 1 << k
+			}
+		}
 	}
 	return e
 }
 
-// bufs is the task's buffers.
-func (e *dmEntry) bufs() []taskBuf {
+// nonReadyBytes is the view's NonReadyBytes of e's task on node (bit set
+// 1<<node), from the entry's copies.
+func (e *dmEntry) nonReadyBytes(node int) (nonReady, nonLoading, nonAllocated int64) {
 	if e.nb < 0 {
-		return e.t.bufs
+		return nonReadyBytes(e.t.bufs, node)
 	}
-	return e.b[:e.nb]
+	bit := uint64(1) << uint(node)
+	for k, h := range e.h[:e.nb] {
+		size := h.size
+		if e.reads>>k&1 != 0 && h.ready()&bit == 0 {
+			nonReady += size
+			if h.loading&bit == 0 {
+				nonLoading += size
+			}
+		}
+		if h.allocated&bit == 0 {
+			nonAllocated += size
+		}
+	}
+	return
 }
 
 func init() {
@@ -128,7 +187,7 @@ func (d *dmda) Init(v View) {
 func (d *dmda) level(st *dmWorker, t *TaskState) int {
 	if !d.sorted {
 		if len(st.levels) == 0 {
-			st.levels = append(st.levels, dmLevel{q: st.spareArray()})
+			st.levels = append(st.levels, dmLevel{q: st.array(0)})
 		}
 		return 0
 	}
@@ -137,21 +196,9 @@ func (d *dmda) level(st *dmWorker, t *TaskState) int {
 	if i == len(st.levels) || st.levels[i].prio != p {
 		st.levels = append(st.levels, dmLevel{})
 		copy(st.levels[i+1:], st.levels[i:])
-		st.levels[i] = dmLevel{prio: p, q: st.spareArray()}
+		st.levels[i] = dmLevel{prio: p, q: st.array(0)}
 	}
 	return i
-}
-
-// spareArray is an emptied level's array, or nil.
-func (st *dmWorker) spareArray() []dmEntry {
-	n := len(st.spare)
-	if n == 0 {
-		return nil
-	}
-	q := st.spare[n-1]
-	st.spare[n-1] = nil
-	st.spare = st.spare[:n-1]
-	return q
 }
 
 // queuedBefore is the predicted work of the tasks queued before t would be
@@ -234,7 +281,7 @@ func (d *dmda) Push(t *TaskState) {
 		d.v.Prefetch(t, c.w)
 	}
 	l := d.level(st, t)
-	st.levels[l].push(newDMEntry(t))
+	st.push(&st.levels[l], newDMEntry(t))
 }
 
 func (d *dmda) Pop(w *Worker) *TaskState {
@@ -250,7 +297,7 @@ func (d *dmda) Pop(w *Worker) *TaskState {
 	}
 	t := l.remove(i)
 	if len(l.tasks()) == 0 && d.sorted {
-		st.spare = append(st.spare, l.q[:0])
+		st.release(l.q)
 		st.levels[0] = dmLevel{}
 		st.levels = st.levels[1:]
 	}
@@ -276,7 +323,7 @@ func (d *dmda) readyIndex(q []dmEntry, w *Worker) int {
 		if e.prio < q[0].prio {
 			break
 		}
-		nr, nl, na := nonReadyBytes(e.bufs(), w.Node)
+		nr, nl, na := e.nonReadyBytes(w.Node)
 		if i == 0 || nr < b[0] || (nr == b[0] && (nl < b[1] || (nl == b[1] && na < b[2]))) {
 			best, b = i, [3]int64{nr, nl, na}
 		}
