@@ -300,7 +300,16 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, prio int, done waite
 
 func (s *Simulator) newRequest(h *handleState, src, dst int, lvl level, prio int, done waiter) *request {
 	s.seq++
-	req := &request{h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.version}
+	var req *request
+	if n := len(s.freeReqs); n > 0 {
+		req = s.freeReqs[n-1]
+		s.freeReqs[n-1] = nil
+		s.freeReqs = s.freeReqs[:n-1]
+	} else {
+		req = new(request)
+	}
+	*req = request{h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.version,
+		waiters: req.waiters[:0], wake: req.wake[:0]}
 	if !done.none() {
 		req.waiters = append(req.waiters, done)
 	}
@@ -797,7 +806,8 @@ func (s *Simulator) sent(f *emulator.Flow) {
 			s.flow(w)
 		}
 	}
-	req.wake = nil
+	clear(req.wake)
+	req.wake = req.wake[:0]
 	if h := s.nodes[d.handler]; h.driverStalled {
 		h.deferred = append(h.deferred, req) // noticed when the driver returns
 		return
@@ -884,6 +894,11 @@ func (s *Simulator) finish(req *request) {
 			node.memoryFreed(s)
 		}
 	}
+	// Nothing refers to req any more (its waiters were posted by value):
+	// newRequest reuses it, with its lists' room.
+	clear(req.waiters)
+	req.waiters = req.waiters[:0]
+	s.freeReqs = append(s.freeReqs, req)
 }
 
 // memoryFreed retries allocations and stalled transfers into n after some of

@@ -127,6 +127,7 @@ type Simulator struct {
 	checkErr    error
 	stats       Stats
 	seq         uint64
+	freeReqs    []*request // finished requests, for newRequest to reuse
 
 	// The dependency graph, fixed before the run (sequential consistency
 	// depends only on submission order): task i's successors are
