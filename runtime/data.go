@@ -786,7 +786,7 @@ func (s *Simulator) waitFor(req *request, o *direction) {
 // flow starts a copy's bytes on the network.
 func (s *Simulator) flow(req *request) {
 	s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].name, s.nodes[req.dst].name, req.h.size, req.kind(), req.h.h)
-	s.net.SendTagged(s.route(req.src, req.dst), req.payload, s.sentCall, req)
+	s.net.SendRecycled(s.route(req.src, req.dst), req.payload, s.sentCall, req)
 }
 
 // sent: a copy's flow completed. The copies waiting for it may flow; the
