@@ -500,29 +500,34 @@ func (s *Simulator) buildGraph() error {
 // allocation.
 func (s *Simulator) buildDeps(nbuf int) error {
 	n := len(s.tasks)
-	lastWriter := make([]*TaskState, len(s.handles))
-	readers := make([][]*TaskState, len(s.handles))
-	all := make([]*TaskState, 0, nbuf)
+	// Task indices, not pointers, until the end: reading a task's id
+	// through a pointer costs a cache miss per dependency.
+	lastWriter := make([]int32, len(s.handles)) // -1: none
+	for i := range lastWriter {
+		lastWriter[i] = -1
+	}
+	readers := make([][]int32, len(s.handles))
+	ids := make([]int32, 0, nbuf)
 	off := make([]int32, n+1)
 	nsucc := make([]int32, n+1)
 	for i, t := range s.tasks {
-		p0 := len(all)
-		add := func(p *TaskState) {
-			if p == nil || p == t {
+		p0 := len(ids)
+		add := func(p int32) {
+			if p < 0 || p == int32(i) {
 				return
 			}
-			for _, q := range all[p0:] {
+			for _, q := range ids[p0:] {
 				if q == p {
 					return
 				}
 			}
-			all = append(all, p)
+			ids = append(ids, p)
 		}
 		for _, d := range t.spec.Deps {
 			if d < 0 || d >= i {
 				return fmt.Errorf("task %d (%s) depends on task %d, not submitted before it", i, t.spec.Name, d)
 			}
-			add(s.tasks[d])
+			add(int32(d))
 		}
 		for _, b := range t.bufs {
 			id := b.h.h.ID
@@ -531,24 +536,32 @@ func (s *Simulator) buildDeps(nbuf int) error {
 				for _, r := range readers[id] {
 					add(r)
 				}
-				lastWriter[id], readers[id] = t, readers[id][:0]
+				lastWriter[id], readers[id] = int32(i), readers[id][:0]
 			} else {
-				readers[id] = append(readers[id], t)
+				readers[id] = append(readers[id], int32(i))
 			}
 		}
 		for _, hid := range t.spec.WontUse {
 			if hid < 0 || hid >= len(s.handles) {
 				return fmt.Errorf("task %d (%s): wont_use of unknown handle %d", i, t.spec.Name, hid)
 			}
-			s.wontUseAfter = append(s.wontUseAfter, lastWriter[hid])
+			var after *TaskState
+			if w := lastWriter[hid]; w >= 0 {
+				after = s.tasks[w]
+			}
+			s.wontUseAfter = append(s.wontUseAfter, after)
 		}
-		off[i+1] = int32(len(all))
-		for _, p := range all[p0:] {
-			nsucc[p.id+1]++
+		off[i+1] = int32(len(ids))
+		for _, p := range ids[p0:] {
+			nsucc[p+1]++
 		}
 		// Every dependency counts, plus one until the task is submitted:
 		// one that ends before the submission is counted off at its end.
-		s.npending[i] = int32(1 + len(all) - p0)
+		s.npending[i] = int32(1 + len(ids) - p0)
+	}
+	all := make([]*TaskState, len(ids))
+	for j, p := range ids {
+		all[j] = s.tasks[p]
 	}
 	for i, t := range s.tasks {
 		t.preds = all[off[i]:off[i+1]:off[i+1]]
@@ -557,10 +570,10 @@ func (s *Simulator) buildDeps(nbuf int) error {
 	s.succOff = nsucc
 	s.succ = make([]int32, nsucc[n])
 	next := append([]int32(nil), nsucc[:n]...)
-	for _, t := range s.tasks {
-		for _, p := range t.preds {
-			s.succ[next[p.id]] = int32(t.id)
-			next[p.id]++
+	for i := 0; i < n; i++ {
+		for _, p := range ids[off[i]:off[i+1]] {
+			s.succ[next[p]] = int32(i)
+			next[p]++
 		}
 	}
 	return nil
