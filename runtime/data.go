@@ -972,6 +972,8 @@ type lruList struct {
 	// and a reclaim can free copies while it walks the index.
 	drop []dropEntry
 	dead int // dead entries in drop
+	// dropArr is drop's whole array: trimDead leaves its front unused.
+	dropArr []dropEntry
 }
 
 // dropEntry is r as indexed at stamp; it is dead once r left the index
@@ -1012,14 +1014,20 @@ func (l *lruList) trimDead() {
 	l.drop, l.dead = l.drop[k:], l.dead-k
 }
 
-// appendDrop appends e to l's index. A full array is replaced by one with
-// room for as many entries again plus 64: trimDead's reslicing leaves the
-// front of the array unused, so the room must outlast many trims.
+// appendDrop appends e to l's index. A full index moves to the front of
+// its array when trimDead's reslicing left half of it or more unused there;
+// else to an array with room for as many entries again plus 64.
 func (l *lruList) appendDrop(e dropEntry) {
-	if len(l.drop) == cap(l.drop) {
-		d := make([]dropEntry, len(l.drop), 2*len(l.drop)+64)
-		copy(d, l.drop)
-		l.drop = d
+	if n := len(l.drop); n == cap(l.drop) {
+		if len(l.dropArr) > 0 && 2*n <= len(l.dropArr) {
+			copy(l.dropArr, l.drop)
+			clear(l.dropArr[n:])
+			l.drop = l.dropArr[:n]
+		} else {
+			d := make([]dropEntry, n, 2*n+64)
+			copy(d, l.drop)
+			l.drop, l.dropArr = d, d[:cap(d)]
+		}
 	}
 	l.drop = append(l.drop, e)
 }
