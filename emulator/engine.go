@@ -237,6 +237,7 @@ func (e *Engine) checkTime(atS float64) {
 	}
 }
 
+//go:noinline (keeps checkTime small enough to inline)
 func (e *Engine) badTime(atS float64) {
 	if math.IsNaN(atS) {
 		panic("emulator: event scheduled at NaN time")
