@@ -23,7 +23,9 @@ type Event struct {
 func (ev *Event) TimeS() float64 { return ev.timeS }
 
 // Pending reports whether the event is still queued.
-func (ev *Event) Pending() bool { return ev.index >= 0 || ev.index == fifoIndex }
+func (ev *Event) Pending() bool {
+	return ev.index >= 0 || ev.index == fifoIndex || ev.index == nextIndex
+}
 
 // Hook observes the engine; it is called around every event. Hooks must not
 // change the simulation's outcome (tracing and statistics attach here).
@@ -42,16 +44,24 @@ type Engine struct {
 	// no place in the heap (a posted event is never moved or cancelled).
 	// The clock does not move on before they have run, since they are due
 	// at it, so they keep the queue's order with the heap's events.
-	fifo   []*Event
-	head   int
+	fifo []*Event
+	head int
+	// next, when not nil, is earlier than every event of the heap: most
+	// events are the soonest when scheduled, and wait there instead of
+	// being sifted to the heap's top and back.
+	next   *Event
 	hooks  []Hook
 	nrun   uint64
 	halted bool
 	free   []*Event // recycled posted events
 }
 
-// fifoIndex is the index of an event queued in the engine's fifo.
-const fifoIndex = -2
+// fifoIndex and nextIndex are the indices of an event queued in the
+// engine's fifo and next.
+const (
+	fifoIndex = -2
+	nextIndex = -3
+)
 
 // NewEngine returns an engine with its clock at 0 s.
 func NewEngine() *Engine { return &Engine{} }
@@ -63,7 +73,13 @@ func (e *Engine) NowS() float64 { return e.nowS }
 func (e *Engine) EventsRun() uint64 { return e.nrun }
 
 // Pending is the number of queued events.
-func (e *Engine) Pending() int { return len(e.queue) + len(e.fifo) - e.head }
+func (e *Engine) Pending() int {
+	n := len(e.queue) + len(e.fifo) - e.head
+	if e.next != nil {
+		n++
+	}
+	return n
+}
 
 // AddHook attaches an observer called before and after every event.
 func (e *Engine) AddHook(h Hook) { e.hooks = append(e.hooks, h) }
@@ -153,12 +169,20 @@ func (e *Engine) After(delayS float64, action func()) *Event {
 // already queued for the same time). An event that is not queued is queued.
 func (e *Engine) Reschedule(ev *Event, atS float64) {
 	e.checkTime(atS)
+	inHeap := ev.index >= 0
+	if !inHeap {
+		e.Cancel(ev)
+	}
 	ev.timeS = atS
 	ev.seq = e.seq
 	e.seq++
-	if ev.index >= 0 {
-		e.fix(ev.index)
-	} else {
+	switch {
+	case !inHeap:
+		e.push(ev)
+	case e.next == nil || less(e.next, ev):
+		e.fix(ev.index) // still after next: stays in the heap
+	default:
+		e.remove(ev.index)
 		e.push(ev)
 	}
 }
@@ -166,7 +190,14 @@ func (e *Engine) Reschedule(ev *Event, atS float64) {
 // Cancel removes a queued event; cancelling an event that already ran or was
 // cancelled is a no-op.
 func (e *Engine) Cancel(ev *Event) {
-	if ev == nil || ev.index < 0 {
+	if ev == nil {
+		return
+	}
+	if ev.index == nextIndex {
+		e.next, ev.index = nil, -1
+		return
+	}
+	if ev.index < 0 {
 		return
 	}
 	e.remove(ev.index)
@@ -187,7 +218,11 @@ func (e *Engine) RunUntil(endS float64) {
 	e.halted = false
 	for !e.halted {
 		var ev *Event
-		if e.head < len(e.fifo) && (len(e.queue) == 0 || less(e.fifo[e.head], e.queue[0])) {
+		first := e.next // the earliest of the heap and next
+		if first == nil && len(e.queue) > 0 {
+			first = e.queue[0]
+		}
+		if e.head < len(e.fifo) && (first == nil || less(e.fifo[e.head], first)) {
 			if e.fifo[e.head].timeS > endS {
 				break
 			}
@@ -197,11 +232,16 @@ func (e *Engine) RunUntil(endS float64) {
 				e.fifo, e.head = e.fifo[:0], 0
 			}
 			ev.index = -1
-		} else if len(e.queue) > 0 {
-			if e.queue[0].timeS > endS {
+		} else if first != nil {
+			if first.timeS > endS {
 				break
 			}
-			ev = e.pop()
+			if first == e.next {
+				e.next, ev = nil, first
+				ev.index = -1
+			} else {
+				ev = e.pop()
+			}
 		} else {
 			break
 		}
@@ -256,7 +296,16 @@ func less(a, b *Event) bool {
 	return a.seq < b.seq
 }
 
+// push queues ev in next when it is the earliest, else in the heap.
 func (e *Engine) push(ev *Event) {
+	switch {
+	case e.next == nil && (len(e.queue) == 0 || less(ev, e.queue[0])):
+		e.next, ev.index = ev, nextIndex
+		return
+	case e.next != nil && less(ev, e.next):
+		ev, e.next = e.next, ev
+		e.next.index = nextIndex
+	}
 	e.queue = append(e.queue, ev)
 	e.up(len(e.queue) - 1)
 }
