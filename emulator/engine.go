@@ -23,7 +23,9 @@ type Event struct {
 func (ev *Event) TimeS() float64 { return ev.timeS }
 
 // Pending reports whether the event is still queued.
-func (ev *Event) Pending() bool { return ev.index >= 0 }
+func (ev *Event) Pending() bool {
+	return ev.index >= 0 || ev.index == fifoIndex || ev.index == nextIndex
+}
 
 // Hook observes the engine; it is called around every event. Hooks must not
 // change the simulation's outcome (tracing and statistics attach here).
@@ -35,14 +37,31 @@ type Hook interface {
 // Engine is a discrete-event simulator in simulated time (seconds, float64).
 // It is not safe for concurrent use: one goroutine runs one simulation.
 type Engine struct {
-	nowS   float64
-	seq    uint64
-	queue  []*Event
+	nowS  float64
+	seq   uint64
+	queue []*Event // binary min-heap on (timeS, seq)
+	// fifo[head:] are posted events due now, in sequence order: they need
+	// no place in the heap (a posted event is never moved or cancelled).
+	// The clock does not move on before they have run, since they are due
+	// at it, so they keep the queue's order with the heap's events.
+	fifo []*Event
+	head int
+	// next, when not nil, is earlier than every event of the heap: most
+	// events are the soonest when scheduled, and wait there instead of
+	// being sifted to the heap's top and back.
+	next   *Event
 	hooks  []Hook
 	nrun   uint64
 	halted bool
 	free   []*Event // recycled posted events
 }
+
+// fifoIndex and nextIndex are the indices of an event queued in the
+// engine's fifo and next.
+const (
+	fifoIndex = -2
+	nextIndex = -3
+)
 
 // NewEngine returns an engine with its clock at 0 s.
 func NewEngine() *Engine { return &Engine{} }
@@ -54,7 +73,13 @@ func (e *Engine) NowS() float64 { return e.nowS }
 func (e *Engine) EventsRun() uint64 { return e.nrun }
 
 // Pending is the number of queued events.
-func (e *Engine) Pending() int { return len(e.queue) }
+func (e *Engine) Pending() int {
+	n := len(e.queue) + len(e.fifo) - e.head
+	if e.next != nil {
+		n++
+	}
+	return n
+}
 
 // AddHook attaches an observer called before and after every event.
 func (e *Engine) AddHook(h Hook) { e.hooks = append(e.hooks, h) }
@@ -74,7 +99,7 @@ func (e *Engine) Schedule(atS float64, action func()) *Event {
 func (e *Engine) Post(atS float64, action func()) {
 	ev := e.pooled(atS)
 	ev.action = action
-	e.push(ev)
+	e.post(ev)
 }
 
 // PostCall queues call(arg) at atS like Post. Hot paths bind call once (a
@@ -83,7 +108,7 @@ func (e *Engine) Post(atS float64, action func()) {
 func (e *Engine) PostCall(atS float64, call func(int), arg int) {
 	ev := e.pooled(atS)
 	ev.call, ev.arg = call, arg
-	e.push(ev)
+	e.post(ev)
 }
 
 // PostObj queues callO(obj) at atS like PostCall, for actions keyed by a
@@ -91,7 +116,7 @@ func (e *Engine) PostCall(atS float64, call func(int), arg int) {
 func (e *Engine) PostObj(atS float64, callO func(any), obj any) {
 	ev := e.pooled(atS)
 	ev.callO, ev.obj = callO, obj
-	e.push(ev)
+	e.post(ev)
 }
 
 // PostObjAfter is PostObj delayS seconds from now.
@@ -115,6 +140,17 @@ func (e *Engine) pooled(atS float64) *Event {
 	return ev
 }
 
+// post queues a pooled event: in the fifo when it is due now, else in the
+// heap.
+func (e *Engine) post(ev *Event) {
+	if ev.timeS == e.nowS {
+		ev.index = fifoIndex
+		e.fifo = append(e.fifo, ev)
+		return
+	}
+	e.push(ev)
+}
+
 // PostCallAfter is PostCall delayS seconds from now.
 func (e *Engine) PostCallAfter(delayS float64, call func(int), arg int) {
 	e.PostCall(e.nowS+delayS, call, arg)
@@ -133,12 +169,20 @@ func (e *Engine) After(delayS float64, action func()) *Event {
 // already queued for the same time). An event that is not queued is queued.
 func (e *Engine) Reschedule(ev *Event, atS float64) {
 	e.checkTime(atS)
+	inHeap := ev.index >= 0
+	if !inHeap {
+		e.Cancel(ev)
+	}
 	ev.timeS = atS
 	ev.seq = e.seq
 	e.seq++
-	if ev.index >= 0 {
-		e.fix(ev.index)
-	} else {
+	switch {
+	case !inHeap:
+		e.push(ev)
+	case e.next == nil || less(e.next, ev):
+		e.fix(ev.index) // still after next: stays in the heap
+	default:
+		e.remove(ev.index)
 		e.push(ev)
 	}
 }
@@ -146,7 +190,14 @@ func (e *Engine) Reschedule(ev *Event, atS float64) {
 // Cancel removes a queued event; cancelling an event that already ran or was
 // cancelled is a no-op.
 func (e *Engine) Cancel(ev *Event) {
-	if ev == nil || ev.index < 0 {
+	if ev == nil {
+		return
+	}
+	if ev.index == nextIndex {
+		e.next, ev.index = nil, -1
+		return
+	}
+	if ev.index < 0 {
 		return
 	}
 	e.remove(ev.index)
@@ -165,12 +216,35 @@ func (e *Engine) Run() {
 // endS if endS is finite and later than the last event.
 func (e *Engine) RunUntil(endS float64) {
 	e.halted = false
-	for len(e.queue) > 0 && !e.halted {
-		ev := e.queue[0]
-		if ev.timeS > endS {
+	for !e.halted {
+		var ev *Event
+		first := e.next // the earliest of the heap and next
+		if first == nil && len(e.queue) > 0 {
+			first = e.queue[0]
+		}
+		if e.head < len(e.fifo) && (first == nil || less(e.fifo[e.head], first)) {
+			if e.fifo[e.head].timeS > endS {
+				break
+			}
+			ev = e.fifo[e.head]
+			e.fifo[e.head] = nil
+			if e.head++; e.head == len(e.fifo) {
+				e.fifo, e.head = e.fifo[:0], 0
+			}
+			ev.index = -1
+		} else if first != nil {
+			if first.timeS > endS {
+				break
+			}
+			if first == e.next {
+				e.next, ev = nil, first
+				ev.index = -1
+			} else {
+				ev = e.pop()
+			}
+		} else {
 			break
 		}
-		e.remove(0)
 		e.nowS = ev.timeS
 		for _, h := range e.hooks {
 			h.BeforeEvent(e.nowS, ev)
@@ -198,16 +272,22 @@ func (e *Engine) RunUntil(endS float64) {
 }
 
 func (e *Engine) checkTime(atS float64) {
+	if !(atS >= e.nowS) { // NaN fails too
+		e.badTime(atS)
+	}
+}
+
+//go:noinline (keeps checkTime small enough to inline)
+func (e *Engine) badTime(atS float64) {
 	if math.IsNaN(atS) {
 		panic("emulator: event scheduled at NaN time")
 	}
-	if atS < e.nowS {
-		panic(fmt.Sprintf("emulator: event scheduled in the past: at %.17g s, now %.17g s", atS, e.nowS))
-	}
+	panic(fmt.Sprintf("emulator: event scheduled in the past: at %.17g s, now %.17g s", atS, e.nowS))
 }
 
 // The queue is a binary min-heap on (timeS, seq) with back-indices, so events
 // can be rescheduled and cancelled in O(log n) without leaving garbage behind.
+// Sequence numbers are unique: any heap pops events in the same order.
 
 func less(a, b *Event) bool {
 	if a.timeS != b.timeS {
@@ -216,10 +296,33 @@ func less(a, b *Event) bool {
 	return a.seq < b.seq
 }
 
+// push queues ev in next when it is the earliest, else in the heap.
 func (e *Engine) push(ev *Event) {
-	ev.index = len(e.queue)
+	switch {
+	case e.next == nil && (len(e.queue) == 0 || less(ev, e.queue[0])):
+		e.next, ev.index = ev, nextIndex
+		return
+	case e.next != nil && less(ev, e.next):
+		ev, e.next = e.next, ev
+		e.next.index = nextIndex
+	}
 	e.queue = append(e.queue, ev)
-	e.up(ev.index)
+	e.up(len(e.queue) - 1)
+}
+
+// pop removes and returns the heap's first event.
+func (e *Engine) pop() *Event {
+	q := e.queue
+	ev := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q[last] = nil
+	e.queue = q[:last]
+	if last > 0 {
+		e.down(0)
+	}
+	ev.index = -1
+	return ev
 }
 
 func (e *Engine) remove(i int) {
@@ -228,7 +331,6 @@ func (e *Engine) remove(i int) {
 	ev := q[i]
 	if i != last {
 		q[i] = q[last]
-		q[i].index = i
 	}
 	q[last] = nil
 	e.queue = q[:last]
@@ -238,28 +340,37 @@ func (e *Engine) remove(i int) {
 	}
 }
 
+// fix restores the heap after the key of queue[i] changed.
 func (e *Engine) fix(i int) {
 	if !e.down(i) {
 		e.up(i)
 	}
 }
 
+// up moves queue[i] up to its place, shifting parents down into the hole,
+// and sets the back-indices of what moved.
 func (e *Engine) up(i int) {
 	q := e.queue
+	ev := q[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !less(q[i], q[p]) {
+		if !less(ev, q[p]) {
 			break
 		}
-		q[i], q[p] = q[p], q[i]
-		q[i].index, q[p].index = i, p
+		q[i] = q[p]
+		q[i].index = i
 		i = p
 	}
+	q[i] = ev
+	ev.index = i
 }
 
+// down moves queue[i0] down to its place, as up does; it reports whether it
+// moved.
 func (e *Engine) down(i0 int) bool {
 	q := e.queue
 	n := len(q)
+	ev := q[i0]
 	i := i0
 	for {
 		l := 2*i + 1
@@ -270,12 +381,14 @@ func (e *Engine) down(i0 int) bool {
 		if r := l + 1; r < n && less(q[r], q[l]) {
 			j = r
 		}
-		if !less(q[j], q[i]) {
+		if !less(q[j], ev) {
 			break
 		}
-		q[i], q[j] = q[j], q[i]
-		q[i].index, q[j].index = i, j
+		q[i] = q[j]
+		q[i].index = i
 		i = j
 	}
+	q[i] = ev
+	ev.index = i
 	return i > i0
 }

@@ -204,3 +204,104 @@ func TestPostCallInterleaves(t *testing.T) {
 	assert.Zero(t, allocs, "a warm pool posts typed events without allocating")
 	assert.Equal(t, 101, sum, "AllocsPerRun runs once more to warm up")
 }
+
+// TestPostedNowKeepsOrder: events posted for the current instant (which
+// skip the heap) run in sequence order with the heap's events of that
+// instant, and count as pending.
+func TestPostedNowKeepsOrder(t *testing.T) {
+	e := NewEngine()
+	var got []string
+	rec := func(s string) func() { return func() { got = append(got, s) } }
+	e.Schedule(1, func() {
+		e.Schedule(1, rec("A"))
+		e.PostAfter(0, rec("B"))
+		e.Schedule(1, rec("C"))
+		e.PostAfter(0, func() {
+			got = append(got, "D")
+			e.PostAfter(0, rec("F"))
+		})
+		e.Post(1, rec("E"))
+		assert.Equal(t, 5, e.Pending())
+		e.Halt()
+	})
+	e.RunUntil(0.5)
+	assert.Equal(t, 1, e.Pending())
+	e.Run()
+	assert.Equal(t, 5, e.Pending(), "halted after the t=1 event")
+	e.RunUntil(0.5) // before now: nothing runs
+	assert.Empty(t, got)
+	e.Run()
+	assert.Equal(t, []string{"A", "B", "C", "D", "E", "F"}, got)
+	assert.Zero(t, e.Pending())
+}
+
+// TestEngineRandomDuringRun checks the run order against (time, sequence)
+// while events post, schedule, cancel and reschedule others as they run,
+// so that every queue of the engine (fifo, next, heap) takes part.
+func TestEngineRandomDuringRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 30; trial++ {
+		e := NewEngine()
+		type key struct {
+			t   float64
+			seq int
+		}
+		keys := map[int]key{} // pending events by id
+		var live []*Event     // cancellable ones
+		ids := map[*Event]int{}
+		seq, next := 0, 0
+		var got []int
+		lastT, lastSeq := -1.0, -1
+		var spawn func(int)
+		run := func(id int) func() {
+			return func() {
+				k := keys[id]
+				if k.t < lastT || (k.t == lastT && k.seq < lastSeq) {
+					t.Fatalf("trial %d: event %d at (%v, %d) ran after (%v, %d)", trial, id, k.t, k.seq, lastT, lastSeq)
+				}
+				lastT, lastSeq = k.t, k.seq
+				delete(keys, id)
+				got = append(got, id)
+				if len(got) < 400 {
+					spawn(1 + rng.IntN(3))
+				}
+			}
+		}
+		spawn = func(n int) {
+			for i := 0; i < n; i++ {
+				id := next
+				next++
+				at := e.NowS() + float64(rng.IntN(4))
+				switch rng.IntN(4) {
+				case 0, 1:
+					e.Post(at, run(id))
+				default:
+					ev := e.Schedule(at, run(id))
+					live = append(live, ev)
+					ids[ev] = id
+				}
+				keys[id] = key{at, seq}
+				seq++
+			}
+			if len(live) > 0 && rng.IntN(3) == 0 {
+				j := rng.IntN(len(live))
+				ev := live[j]
+				if id := ids[ev]; ev.Pending() {
+					if rng.IntN(2) == 0 {
+						e.Cancel(ev)
+						delete(keys, id)
+					} else {
+						at := e.NowS() + float64(rng.IntN(4))
+						e.Reschedule(ev, at)
+						keys[id] = key{at, seq}
+						seq++
+					}
+				}
+			}
+		}
+		spawn(5)
+		e.Run()
+		require.Empty(t, keys, "trial %d: every pending event ran", trial)
+		require.Zero(t, e.Pending())
+	}
+}

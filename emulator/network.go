@@ -99,6 +99,7 @@ type Flow struct {
 	seq     uint64 // issue order: breaks ties between equal flows
 	heapIdx int
 	done    bool
+	pooled  bool // sent by SendRecycled: reused once onDone has returned
 	onDone  func(*Flow)
 	tag     any
 }
@@ -139,6 +140,7 @@ type Network struct {
 	solveCall    func(int)
 	activateCall func(any)
 	finished     []*Flow // scratch of routeDone
+	free         []*Flow // completed flows of SendRecycled, for reuse
 
 	// Scratch for solves.
 	solver maxmin.Solver
@@ -228,16 +230,38 @@ func (n *Network) Send(r *Route, bytes float64, onDone func(*Flow)) *Flow {
 // SendTagged is Send with a caller's value that onDone reads back with
 // Flow.Tag: callers bind onDone once instead of a closure per flow.
 func (n *Network) SendTagged(r *Route, bytes float64, onDone func(*Flow), tag any) *Flow {
+	f := &Flow{}
+	n.send(f, r, bytes, onDone, tag)
+	return f
+}
+
+// SendRecycled is SendTagged for callers that keep no reference to the
+// flow past onDone: the flow is then reused, sparing an allocation per
+// flow.
+func (n *Network) SendRecycled(r *Route, bytes float64, onDone func(*Flow), tag any) {
+	var f *Flow
+	if k := len(n.free); k > 0 {
+		f = n.free[k-1]
+		n.free[k-1] = nil
+		n.free = n.free[:k-1]
+	} else {
+		f = &Flow{}
+	}
+	n.send(f, r, bytes, onDone, tag)
+	f.pooled = true
+}
+
+// send issues f, a new or recycled flow.
+func (n *Network) send(f *Flow, r *Route, bytes float64, onDone func(*Flow), tag any) {
 	if !(bytes >= 0) || math.IsInf(bytes, 0) {
 		panic(fmt.Sprintf("emulator: flow of %v bytes", bytes))
 	}
-	f := &Flow{route: r, bytes: bytes, startS: n.eng.NowS(), finishS: math.NaN(),
+	*f = Flow{route: r, bytes: bytes, startS: n.eng.NowS(), finishS: math.NaN(),
 		seq: n.nflows, heapIdx: -1, onDone: onDone, tag: tag}
 	n.nflows++
 	// Activation is an event even at zero latency, so onDone never runs
 	// inside Send.
 	n.eng.PostObjAfter(r.latencyS, n.activateCall, f)
-	return f
 }
 
 func (n *Network) activate(f *Flow) {
@@ -272,6 +296,10 @@ func (n *Network) complete(f *Flow) {
 	}
 	if f.onDone != nil {
 		f.onDone(f)
+	}
+	if f.pooled {
+		*f = Flow{}
+		n.free = append(n.free, f)
 	}
 }
 

@@ -154,6 +154,35 @@ func TestHandDerived(t *testing.T) {
 	assert.Equal(t, 4e6, net.LinkBytes(l))
 }
 
+// TestSendRecycledReusesFlows: recycled flows finish as sent ones do, and a
+// completed one carries the next flow.
+func TestSendRecycledReusesFlows(t *testing.T) {
+	eng := NewEngine()
+	net := NewNetwork(eng, NetworkOptions{Check: true})
+	l, _ := net.AddLink("L", 1e9, 1e-5, Shared)
+	r, _ := net.NewRoute([]LinkID{l})
+	var got []string
+	var first *Flow
+	done := func(f *Flow) {
+		got = append(got, f.Tag().(string))
+		if f.Tag() == "a" {
+			first = f
+		}
+		if f.Tag() == "b" { // a's flow was given back when its onDone returned
+			net.SendRecycled(r, 1e6, func(g *Flow) {
+				got = append(got, g.Tag().(string))
+				assert.Same(t, first, g, "the completed flow was reused")
+				assert.InDelta(t, 1e-5+2e6/1e9+1e-5+1e6/1e9, g.FinishS(), 1e-15)
+			}, "c")
+		}
+	}
+	net.SendRecycled(r, 1e6, done, "a")
+	net.SendRecycled(r, 1e6, done, "b")
+	eng.Run()
+	assert.Equal(t, []string{"a", "b", "c"}, got)
+	assert.Equal(t, 3e6, net.LinkBytes(l))
+}
+
 func must(err error) {
 	if err != nil {
 		panic(err)

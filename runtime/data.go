@@ -305,7 +305,16 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, prio int, done waite
 
 func (s *Simulator) newRequest(h *handleState, src, dst int, lvl level, prio int, done waiter) *request {
 	s.seq++
-	req := &request{h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.version}
+	var req *request
+	if n := len(s.freeReqs); n > 0 {
+		req = s.freeReqs[n-1]
+		s.freeReqs[n-1] = nil
+		s.freeReqs = s.freeReqs[:n-1]
+	} else {
+		req = new(request)
+	}
+	*req = request{h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.version,
+		waiters: req.waiters[:0], wake: req.wake[:0]}
 	if !done.none() {
 		req.waiters = append(req.waiters, done)
 	}
@@ -809,7 +818,7 @@ func (s *Simulator) waitFor(req *request, o *direction) {
 // flow starts a copy's bytes on the network.
 func (s *Simulator) flow(req *request) {
 	s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].name, s.nodes[req.dst].name, req.h.size, req.kind(), req.h.h)
-	s.net.SendTagged(s.route(req.src, req.dst), req.payload, s.sentCall, req)
+	s.net.SendRecycled(s.route(req.src, req.dst), req.payload, s.sentCall, req)
 }
 
 // sent: a copy's flow completed. The copies waiting for it may flow; the
@@ -829,7 +838,8 @@ func (s *Simulator) sent(f *emulator.Flow) {
 			s.flow(w)
 		}
 	}
-	req.wake = nil
+	clear(req.wake)
+	req.wake = req.wake[:0]
 	if h := s.nodes[d.handler]; h.driverStalled {
 		h.deferred = append(h.deferred, req) // noticed when the driver returns
 		return
@@ -916,6 +926,11 @@ func (s *Simulator) finish(req *request) {
 			node.memoryFreed(s)
 		}
 	}
+	// Nothing refers to req any more (its waiters were posted by value):
+	// newRequest reuses it, with its lists' room.
+	clear(req.waiters)
+	req.waiters = req.waiters[:0]
+	s.freeReqs = append(s.freeReqs, req)
 }
 
 // memoryFreed retries allocations and stalled transfers into n after some of
@@ -989,6 +1004,8 @@ type lruList struct {
 	// and a reclaim can free copies while it walks the index.
 	drop []dropEntry
 	dead int // dead entries in drop
+	// dropArr is drop's whole array: trimDead leaves its front unused.
+	dropArr []dropEntry
 }
 
 // dropEntry is r as indexed at stamp; it is dead once r left the index
@@ -1029,14 +1046,20 @@ func (l *lruList) trimDead() {
 	l.drop, l.dead = l.drop[k:], l.dead-k
 }
 
-// appendDrop appends e to l's index. A full array is replaced by one with
-// room for as many entries again plus 64: trimDead's reslicing leaves the
-// front of the array unused, so the room must outlast many trims.
+// appendDrop appends e to l's index. A full index moves to the front of
+// its array when trimDead's reslicing left half of it or more unused there;
+// else to an array with room for as many entries again plus 64.
 func (l *lruList) appendDrop(e dropEntry) {
-	if len(l.drop) == cap(l.drop) {
-		d := make([]dropEntry, len(l.drop), 2*len(l.drop)+64)
-		copy(d, l.drop)
-		l.drop = d
+	if n := len(l.drop); n == cap(l.drop) {
+		if len(l.dropArr) > 0 && 2*n <= len(l.dropArr) {
+			copy(l.dropArr, l.drop)
+			clear(l.dropArr[n:])
+			l.drop = l.dropArr[:n]
+		} else {
+			d := make([]dropEntry, n, 2*n+64)
+			copy(d, l.drop)
+			l.drop, l.dropArr = d, d[:cap(d)]
+		}
 	}
 	l.drop = append(l.drop, e)
 }

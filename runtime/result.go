@@ -141,9 +141,9 @@ func (s *Simulator) hetsimMetrics(makespanS float64) (slr, speedup, eff float64)
 	}
 	cp := 0.0
 	for i, t := range s.tasks {
-		for _, p := range t.preds {
-			longest[i] = max(longest[i], longest[p.id])
-		}
+		// longest[i] already holds the max over t's dependencies: each
+		// pushed its own to its successors (dense indices, where reading
+		// each dependency's id would miss the cache).
 		best := math.Inf(1)
 		for wi, k := range t.stats {
 			if k == nil {
@@ -155,6 +155,9 @@ func (s *Simulator) hetsimMetrics(makespanS float64) (slr, speedup, eff float64)
 		}
 		longest[i] += best
 		cp = max(cp, longest[i])
+		for _, q := range s.succ[s.succOff[i]:s.succOff[i+1]] {
+			longest[q] = max(longest[q], longest[i])
+		}
 	}
 	seq := math.Inf(1)
 	for wi, tot := range perWorker {

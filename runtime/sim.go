@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -131,6 +132,7 @@ type Simulator struct {
 	checkErr    error
 	stats       Stats
 	seq         uint64
+	freeReqs    []*request // finished requests, for newRequest to reuse
 
 	// The dependency graph, fixed before the run (sequential consistency
 	// depends only on submission order): task i's successors are
@@ -170,6 +172,10 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 		nodeIdx: map[string]int{}, minBw: map[*emulator.Route]float64{}, pitch: map[[2]int][]PitchModel{},
 		uncal: map[[2]string]bool{}, kcache: map[KernelKey]*KernelStats{}}
 	s.net = emulator.NewNetwork(s.eng, emulator.NetworkOptions{Check: opts.Check})
+	// The dependencies depend on the graph alone: they are derived on
+	// another core while the rest is built.
+	depc := make(chan *depGraph, 1)
+	go func() { depc <- deps(g) }()
 	if err := s.buildNodes(); err != nil {
 		return nil, err
 	}
@@ -182,6 +188,11 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	if err := s.buildGraph(); err != nil {
 		return nil, err
 	}
+	d := <-depc
+	if d.err != nil {
+		return nil, d.err
+	}
+	s.attachDeps(d)
 	s.submitCall = s.submit
 	s.pushCall = s.push
 	s.popCall = func(wid int) { s.workerPop(s.workers[wid]) }
@@ -439,7 +450,6 @@ func (s *Simulator) buildGraph() error {
 	}
 	shared := map[statsKey][]*KernelStats{}
 	var last []statsEntry // by kernel name index
-	s.npending = make([]int32, len(s.g.Tasks))
 	s.tasks = make([]*TaskState, 0, len(s.g.Tasks))
 	kernelIdx := map[string]int{}
 	for i := range s.g.Tasks {
@@ -510,80 +520,124 @@ func (s *Simulator) buildGraph() error {
 	for _, w := range s.workers {
 		w.perKernel = make([]int, len(s.kernelNames))
 	}
-	return s.buildDeps(nbuf)
+	return nil
 }
 
-// buildDeps derives the dependencies as StarPU's sequential consistency
-// does at submission: a task depends on its explicit dependencies, on the
-// last task that wrote each of its data and, when it writes, on the data's
-// readers since then. nbuf (the number of task buffers) sizes the first
-// allocation.
-func (s *Simulator) buildDeps(nbuf int) error {
-	n := len(s.tasks)
-	lastWriter := make([]*TaskState, len(s.handles))
-	readers := make([][]*TaskState, len(s.handles))
-	all := make([]*TaskState, 0, nbuf)
-	off := make([]int32, n+1)
+// depGraph is the dependency graph of a graph's tasks (see deps).
+type depGraph struct {
+	// Task i depends on tasks ids[off[i]:off[i+1]], in the order found;
+	// its successors are succ[succOff[i]:succOff[i+1]], in submission
+	// order. npending[i] counts its dependencies plus one (its submission).
+	ids, off, succOff, succ, npending []int32
+	// wontUseAfter holds, for each wont_use hint in submission order, the
+	// last task that wrote the data before it (-1: none).
+	wontUseAfter []int32
+	err          error
+}
+
+// deps derives the dependencies as StarPU's sequential consistency does at
+// submission: a task depends on its explicit dependencies, on the last
+// task that wrote each of its data and, when it writes, on the data's
+// readers since then. It reads g only (task indices, not pointers: reading
+// a task's id through a pointer costs a cache miss per dependency). A
+// handle out of range stops it with an error that buildGraph reports first.
+func deps(g *Graph) *depGraph {
+	n, nh := len(g.Tasks), len(g.Handles)
+	nbuf := 0
+	for i := range g.Tasks {
+		nbuf += len(g.Tasks[i].Buffers)
+	}
+	lastWriter := make([]int32, nh) // -1: none
+	for i := range lastWriter {
+		lastWriter[i] = -1
+	}
+	readers := make([][]int32, nh)
+	d := &depGraph{ids: make([]int32, 0, nbuf), off: make([]int32, n+1), npending: make([]int32, n)}
 	nsucc := make([]int32, n+1)
-	for i, t := range s.tasks {
-		p0 := len(all)
-		add := func(p *TaskState) {
-			if p == nil || p == t {
+	for i := range g.Tasks {
+		t := &g.Tasks[i]
+		p0 := len(d.ids)
+		add := func(p int32) {
+			if p < 0 || p == int32(i) {
 				return
 			}
-			for _, q := range all[p0:] {
+			for _, q := range d.ids[p0:] {
 				if q == p {
 					return
 				}
 			}
-			all = append(all, p)
+			d.ids = append(d.ids, p)
 		}
-		for _, d := range t.spec.Deps {
-			if d < 0 || d >= i {
-				return fmt.Errorf("task %d (%s) depends on task %d, not submitted before it", i, t.spec.Name, d)
+		for _, dep := range t.Deps {
+			if dep < 0 || dep >= i {
+				d.err = fmt.Errorf("task %d (%s) depends on task %d, not submitted before it", i, t.Name, dep)
+				return d
 			}
-			add(s.tasks[d])
+			add(int32(dep))
 		}
-		for _, b := range t.bufs {
-			id := b.h.h.ID
+		for _, a := range t.Buffers {
+			id := a.Handle
+			if id < 0 || id >= nh {
+				d.err = fmt.Errorf("task %d (%s): unknown handle %d", i, t.Name, id)
+				return d
+			}
 			add(lastWriter[id])
-			if b.mode&W != 0 {
+			if a.Mode&W != 0 {
 				for _, r := range readers[id] {
 					add(r)
 				}
-				lastWriter[id], readers[id] = t, readers[id][:0]
+				lastWriter[id], readers[id] = int32(i), readers[id][:0]
 			} else {
-				readers[id] = append(readers[id], t)
+				readers[id] = append(readers[id], int32(i))
 			}
 		}
-		for _, hid := range t.spec.WontUse {
-			if hid < 0 || hid >= len(s.handles) {
-				return fmt.Errorf("task %d (%s): wont_use of unknown handle %d", i, t.spec.Name, hid)
+		for _, hid := range t.WontUse {
+			if hid < 0 || hid >= nh {
+				d.err = fmt.Errorf("task %d (%s): wont_use of unknown handle %d", i, t.Name, hid)
+				return d
 			}
-			s.wontUseAfter = append(s.wontUseAfter, lastWriter[hid])
+			d.wontUseAfter = append(d.wontUseAfter, lastWriter[hid])
 		}
-		off[i+1] = int32(len(all))
-		for _, p := range all[p0:] {
-			nsucc[p.id+1]++
+		d.off[i+1] = int32(len(d.ids))
+		for _, p := range d.ids[p0:] {
+			nsucc[p+1]++
 		}
 		// Every dependency counts, plus one until the task is submitted:
 		// one that ends before the submission is counted off at its end.
-		s.npending[i] = int32(1 + len(all) - p0)
+		d.npending[i] = int32(1 + len(d.ids) - p0)
 	}
-	for i, t := range s.tasks {
-		t.preds = all[off[i]:off[i+1]:off[i+1]]
+	for i := 0; i < n; i++ {
 		nsucc[i+1] += nsucc[i]
 	}
-	s.succOff = nsucc
-	s.succ = make([]int32, nsucc[n])
+	d.succOff = nsucc
+	d.succ = make([]int32, nsucc[n])
 	next := append([]int32(nil), nsucc[:n]...)
-	for _, t := range s.tasks {
-		for _, p := range t.preds {
-			s.succ[next[p.id]] = int32(t.id)
-			next[p.id]++
+	for i := 0; i < n; i++ {
+		for _, p := range d.ids[d.off[i]:d.off[i+1]] {
+			d.succ[next[p]] = int32(i)
+			next[p]++
 		}
 	}
-	return nil
+	return d
+}
+
+// attachDeps gives the tasks built by buildGraph their dependencies.
+func (s *Simulator) attachDeps(d *depGraph) {
+	all := make([]*TaskState, len(d.ids))
+	for j, p := range d.ids {
+		all[j] = s.tasks[p]
+	}
+	for i, t := range s.tasks {
+		t.preds = all[d.off[i]:d.off[i+1]:d.off[i+1]]
+	}
+	s.npending, s.succOff, s.succ = d.npending, d.succOff, d.succ
+	for _, w := range d.wontUseAfter {
+		var after *TaskState
+		if w >= 0 {
+			after = s.tasks[w]
+		}
+		s.wontUseAfter = append(s.wontUseAfter, after)
+	}
 }
 
 // fillStats sets st[w] to t's model entry on worker w: nil where t cannot
@@ -663,7 +717,7 @@ func (s *Simulator) Run() (*Result, error) {
 }
 
 // submit submits task i, then schedules the next submission after the
-// submit cost. Its dependencies were derived before the run (buildDeps):
+// submit cost. Its dependencies were derived before the run (deps):
 // those still running hold it back.
 func (s *Simulator) submit(i int) {
 	if i >= len(s.tasks) {
@@ -1004,10 +1058,9 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 		r := &h.reps[w.Node]
 		if b.mode&W != 0 {
 			h.version++
-			for n := range h.reps {
-				if n != w.Node && h.reps[n].state != invalid {
-					s.setState(h, n, invalid)
-				}
+			// The valid bits, not the replicas: those are scattered.
+			for set := h.valid &^ (1 << uint(w.Node)); set != 0; set &= set - 1 {
+				s.setState(h, bits.TrailingZeros64(set), invalid)
 			}
 			s.setState(h, w.Node, owner)
 		}

@@ -85,8 +85,13 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 
 // NonReadyBytes sizes t's inputs that are not ready on w's node.
 func (s *Simulator) NonReadyBytes(t *TaskState, w *Worker) (nonReady, nonLoading, nonAllocated int64) {
-	bit := uint64(1) << uint(w.Node)
-	for _, b := range t.bufs {
+	return nonReadyBytes(t.bufs, w.Node)
+}
+
+// nonReadyBytes is NonReadyBytes of the buffers bufs on node.
+func nonReadyBytes(bufs []taskBuf, node int) (nonReady, nonLoading, nonAllocated int64) {
+	bit := uint64(1) << uint(node)
+	for _, b := range bufs {
 		h := b.h
 		size := h.size
 		if b.mode&R != 0 && h.ready()&bit == 0 {

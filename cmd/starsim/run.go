@@ -182,21 +182,33 @@ func (f *runFlags) applyEnv(set map[string]bool) error {
 }
 
 func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
-	cal, err := loadCalibration(f.calib, f.starpuDir, f.host, stderr)
-	if err != nil {
-		return nil, err
-	}
 	pauseGC()
 	defer resumeGC()
 	prec := models.Single
 	if f.double {
 		prec = models.Double
 	}
-	g, err := models.New(f.app, models.Options{N: f.n, Block: f.block, Precision: prec, PrioritySched: f.sched, NoPrio: f.noPrio})
-	if err != nil {
-		return nil, &usageError{err.Error()}
+	// The graph does not depend on the calibration: it is built on another
+	// core while the calibration loads (errors are reported as before, the
+	// calibration's first).
+	type built struct {
+		g   *runtime.Graph
+		err error
 	}
-	return f.simulate(stderr, cal.RuntimeMachine(), g)
+	graph := make(chan built, 1)
+	go func() {
+		g, err := models.New(f.app, models.Options{N: f.n, Block: f.block, Precision: prec, PrioritySched: f.sched, NoPrio: f.noPrio})
+		graph <- built{g, err}
+	}()
+	cal, err := loadCalibration(f.calib, f.starpuDir, f.host, stderr)
+	b := <-graph
+	if err != nil {
+		return nil, err
+	}
+	if b.err != nil {
+		return nil, &usageError{b.err.Error()}
+	}
+	return f.simulate(stderr, cal.RuntimeMachine(), b.g)
 }
 
 // gcPercent is the collector's setting while pauseGC holds it off; gcLimit
@@ -208,11 +220,12 @@ var (
 
 const gcNotPaused = math.MinInt
 
-// pauseGC turns the garbage collector off while the graph and the simulator
-// are built: what they allocate stays live to the end, so collections then
-// would only scan it again and again (a third of the graph's build time on
-// attila N=76800). collectLater then lets the run, which makes garbage,
-// collect it; resumeGC restores the collector's settings.
+// pauseGC turns the garbage collector off while the calibration, the graph
+// and the simulator are built: what they allocate mostly stays live to the
+// end, so collections then would only scan it again and again (a third of
+// the graph's build time on attila N=76800). collectLater then lets the
+// run, which makes garbage, collect it; resumeGC restores the collector's
+// settings.
 // Not for concurrent use: run and replay build one simulation at a time.
 func pauseGC() {
 	if gcPercent == gcNotPaused {
