@@ -135,11 +135,10 @@ type memNode struct {
 	prot    lruList
 	// sub holds a device's buffers of at most 4 MiB (StarPU's
 	// suballocator); a new chunk costs one device allocation.
-	sub      subAllocator
-	direct   int64         // bytes of direct (non-suballocated) buffers
-	obtained int64         // high-water mark of direct
-	waiting  []func() bool // allocations waiting for memory
-	stalled  bool
+	sub     subAllocator
+	direct  int64         // bytes of direct (non-suballocated) buffers
+	waiting []func() bool // allocations waiting for memory
+	stalled bool
 	// evictGen changes whenever a copy may have become evictable; a reclaim
 	// that found nothing to evict is not retried until it changes.
 	evictGen uint64
@@ -222,8 +221,10 @@ type request struct {
 	wb       bool // eviction write-back
 	// nwait counts the earlier copies this one's flow waits for; wake
 	// lists the later copies waiting for this one's flow.
-	nwait   int
-	wake    []*request
+	nwait int
+	wake  []*request
+	// syncs are the device frees waiting for every copy in flight to end.
+	syncs   []*gpuSync
 	version uint64
 	xferID  uint64  // trace id of the copy, once started
 	payload float64 // bytes the flow carries (pitch models may enlarge them)
@@ -314,7 +315,7 @@ func (s *Simulator) newRequest(h *handleState, src, dst int, lvl level, prio int
 		req = new(request)
 	}
 	*req = request{h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.version,
-		waiters: req.waiters[:0], wake: req.wake[:0]}
+		waiters: req.waiters[:0], wake: req.wake[:0], syncs: req.syncs[:0]}
 	if !done.none() {
 		req.waiters = append(req.waiters, done)
 	}
@@ -421,11 +422,9 @@ func (s *Simulator) obtain(node *memNode, r *replica, lvl level) (float64, bool)
 	} else if node.capacity == 0 || node.devUsed+size <= node.capacity {
 		node.devUsed += size
 		node.direct += size
-		if node.id != 0 && node.direct > node.obtained {
-			// A buffer beyond what the device already gave: cudaMalloc.
-			// Freed buffers stay in StarPU's allocation cache, so memory
-			// reused below the high-water mark costs nothing.
-			node.obtained = node.direct
+		if node.id != 0 {
+			// A cudaMalloc: StarPU's reclaim frees evicted buffers for
+			// real, so each allocation pays again.
 			s.stats.Allocations++
 			return s.m.Costs.DeviceAllocS, true
 		}
@@ -530,13 +529,20 @@ func (s *Simulator) syncReclaimStep(node *memNode) {
 		if r.state == invalid || s.validElsewhere(r) {
 			s.explainEviction(r, "drop", node.reclaimFor, lvl)
 			node.reclaimLeft -= r.h.size
-			s.free(r)
+			if s.free(r) {
+				s.deviceFree(func() { s.syncReclaimStep(node) })
+				return
+			}
 			continue
 		}
 		s.explainEviction(r, "write-back", node.reclaimFor, lvl)
-		s.writeBack(r, func(freed bool) {
+		s.writeBack(r, func(freed, gaveBack bool) {
 			if freed {
 				node.reclaimLeft -= r.h.size
+			}
+			if gaveBack {
+				s.deviceFree(func() { s.syncReclaimStep(node) })
+				return
 			}
 			s.syncReclaimStep(node)
 		})
@@ -564,24 +570,30 @@ func (s *Simulator) lruVictim(node *memNode, lvl level) *replica {
 	return a
 }
 
-// free evicts r and gives its buffer back.
-func (s *Simulator) free(r *replica) { s.evict(r, true) }
+// free evicts r and gives its buffer back. It reports whether device
+// memory went back to a GPU (a direct buffer, or an emptied chunk): a
+// cudaFree.
+func (s *Simulator) free(r *replica) bool { return s.evict(r, true) }
 
 // evict evicts r; its buffer is given back to the allocator, or, with
-// giveBack false, kept for a copy that reuses it.
-func (s *Simulator) evict(r *replica, giveBack bool) {
+// giveBack false, kept for a copy that reuses it. It reports whether device
+// memory went back to a GPU.
+func (s *Simulator) evict(r *replica, giveBack bool) bool {
 	node := s.nodes[r.node]
 	node.remove(r)
 	node.used -= r.h.size
+	freed := false
 	if !giveBack {
 		// The reusing copy takes the buffer as it is.
 	} else if suballocated(r.node, r.h.size) {
 		if node.sub.release(r.slot, subBlocks(r.h.size)) {
 			node.devUsed -= subChunkBytes
+			freed = true
 		}
 	} else {
 		node.devUsed -= r.h.size
 		node.direct -= r.h.size
+		freed = r.node != 0
 	}
 	r.slot = subSlot{}
 	s.setState(r.h, r.node, invalid)
@@ -593,6 +605,7 @@ func (s *Simulator) evict(r *replica, giveBack bool) {
 	r.wontUse = false
 	s.stats.Evictions++
 	s.obs.Memory(s.eng.NowS(), node.name, "evict", r.h.h)
+	return freed
 }
 
 // validElsewhere reports whether another node holds a valid copy of r's data.
@@ -605,20 +618,21 @@ func (s *Simulator) validElsewhere(r *replica) bool {
 }
 
 // writeBack copies an owned replica home, frees it unless a task took it
-// meanwhile, then calls then with whether it was freed.
-func (s *Simulator) writeBack(r *replica, then func(freed bool)) {
+// meanwhile, then calls then with whether it was freed, and whether device
+// memory went back (see free).
+func (s *Simulator) writeBack(r *replica, then func(freed, gaveBack bool)) {
 	r.evicting = true
 	s.stats.WriteBacks++
 	h := r.h
 	home := &h.reps[0]
 	done := waiter{fn: func() {
 		r.evicting = false
-		freed := false
+		freed, gave := false, false
 		if r.refs == 0 && r.incoming == nil && s.validElsewhere(r) {
-			s.free(r)
+			gave = s.free(r)
 			freed = true
 		}
-		then(freed)
+		then(freed, gave)
 	}}
 	if req := home.incoming; req != nil {
 		// A copy home is already pending (an idle write-back from tidy or
@@ -840,6 +854,13 @@ func (s *Simulator) sent(f *emulator.Flow) {
 	}
 	clear(req.wake)
 	req.wake = req.wake[:0]
+	for _, g := range req.syncs {
+		if g.n--; g.n == 0 {
+			s.eng.PostAfter(0, g.then)
+		}
+	}
+	clear(req.syncs)
+	req.syncs = req.syncs[:0]
 	if h := s.nodes[d.handler]; h.driverStalled {
 		h.deferred = append(h.deferred, req) // noticed when the driver returns
 		return
@@ -1396,3 +1417,36 @@ func (s *Simulator) tidy(n int) {
 // requests: StarPU's datawizard progress sleeps 1 µs per call in simulation,
 // and a CUDA driver's loop makes progress on RAM before its own node.
 const progressDelayS = 2e-6
+
+// gpuSync is a device free waiting for the copies in flight to end.
+type gpuSync struct {
+	n    int
+	then func()
+}
+
+// deviceFree charges a cudaFree to the thread that frees, then calls then:
+// StarPU's simulated free sleeps DeviceFreeS under the allocation lock all
+// GPUs share, then waits until every copy in flight has ended, "as CUDA
+// synchronizes roughly everything on cudaFree" (_starpu_simgrid_sync_gpus).
+func (s *Simulator) deviceFree(then func()) {
+	now := s.eng.NowS()
+	t := max(now, s.allocFreeS) + s.m.Costs.DeviceFreeS
+	s.allocFreeS = t
+	s.eng.PostAfter(t-now, func() {
+		g := &gpuSync{then: then}
+		for _, row := range s.dirs {
+			for _, d := range row {
+				if d == nil {
+					continue
+				}
+				for _, req := range d.pend {
+					req.syncs = append(req.syncs, g)
+					g.n++
+				}
+			}
+		}
+		if g.n == 0 {
+			then()
+		}
+	})
+}

@@ -342,3 +342,46 @@ func TestBadGraph(t *testing.T) {
 		})
 	}
 }
+
+// TestDeviceFreeCost: with double tiles (direct buffers) on a GPU that holds
+// eight of them, the synchronous reclaim frees buffers for real, each
+// paying the calibration's device free cost (and a new cudaMalloc when
+// reallocated): a costlier free lengthens the run, while a run that fits
+// in memory frees nothing and is unchanged.
+func TestDeviceFreeCost(t *testing.T) {
+	const dtile = 960 * 960 * 8
+	for _, tc := range []struct {
+		name       string
+		limitBytes int64
+		slower     bool
+	}{
+		{"full GPU", 8 * dtile, true},
+		{"room to spare", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			makespan := map[float64]float64{}
+			for _, freeS := range []float64{0, 10e-3} {
+				cal := calibrate.Default()
+				cal.Costs.DeviceFreeS = freeS
+				g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, PrioritySched: "dmdas", Precision: models.Double})
+				require.NoError(t, err)
+				o := opts("dmdas")
+				o.NCPU, o.NCUDA = 0, 1
+				o.GPUMemLimitBytes = tc.limitBytes
+				s, err := runtime.New(cal.RuntimeMachine(), g, o)
+				require.NoError(t, err)
+				res, err := s.Run()
+				require.NoError(t, err)
+				makespan[freeS] = res.MakespanS
+				if tc.slower {
+					assert.Greater(t, res.Allocations, 55, "tiles reallocated after frees")
+				}
+			}
+			if tc.slower {
+				assert.Greater(t, makespan[10e-3], makespan[0]+10e-3)
+			} else {
+				assert.Equal(t, makespan[0], makespan[10e-3])
+			}
+		})
+	}
+}
