@@ -148,16 +148,8 @@ func (e *dmEntry) nonReadyBytes(node int) (nonReady, nonLoading, nonAllocated in
 	}
 	bit := uint64(1) << uint(node)
 	for k, h := range e.h[:e.nb] {
-		size := h.size
-		if e.reads>>k&1 != 0 && h.ready()&bit == 0 {
-			nonReady += size
-			if h.loading&bit == 0 {
-				nonLoading += size
-			}
-		}
-		if h.allocated&bit == 0 {
-			nonAllocated += size
-		}
+		r, l, a := h.nonReady(e.reads>>k&1 != 0, bit)
+		nonReady, nonLoading, nonAllocated = nonReady+r, nonLoading+l, nonAllocated+a
 	}
 	return
 }

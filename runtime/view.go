@@ -92,17 +92,24 @@ func (s *Simulator) NonReadyBytes(t *TaskState, w *Worker) (nonReady, nonLoading
 func nonReadyBytes(bufs []taskBuf, node int) (nonReady, nonLoading, nonAllocated int64) {
 	bit := uint64(1) << uint(node)
 	for _, b := range bufs {
-		h := b.h
-		size := h.size
-		if b.mode&R != 0 && h.ready()&bit == 0 {
-			nonReady += size
-			if h.loading&bit == 0 {
-				nonLoading += size
-			}
+		r, l, a := b.h.nonReady(b.mode&R != 0, bit)
+		nonReady, nonLoading, nonAllocated = nonReady+r, nonLoading+l, nonAllocated+a
+	}
+	return
+}
+
+// nonReady is what h adds to a task's NonReadyBytes on the node of bit:
+// its size if read and not valid there (and if not being loaded there
+// either), and if not allocated there.
+func (h *handleState) nonReady(read bool, bit uint64) (nonReady, nonLoading, nonAllocated int64) {
+	if read && h.ready()&bit == 0 {
+		nonReady = h.size
+		if h.loading&bit == 0 {
+			nonLoading = h.size
 		}
-		if h.allocated&bit == 0 {
-			nonAllocated += size
-		}
+	}
+	if h.allocated&bit == 0 {
+		nonAllocated = h.size
 	}
 	return
 }
