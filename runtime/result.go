@@ -62,8 +62,11 @@ type DirResult struct {
 // MemoryResult summarizes one memory node.
 type MemoryResult struct {
 	Node          string `json:"node"`
-	CapacityBytes int64  `json:"capacity_bytes"`
-	PeakBytes     int64  `json:"peak_bytes"`
+	CapacityBytes int64  `json:"capacity_bytes"` // 0: unlimited
+	// PeakBytes is the most device memory taken at once: whole 32 MiB
+	// suballocator chunks plus direct buffers, as the capacity bounds it
+	// (0 for RAM, whose copies are the application's).
+	PeakBytes int64 `json:"peak_bytes"`
 }
 
 // Uncalibrated is a (kernel model, arch) pair without a usable model entry.
