@@ -1140,6 +1140,9 @@ func (s *Simulator) finalCheck() error {
 		if dev := int64(len(node.sub.chunks))*subChunkBytes + node.direct; dev != node.devUsed {
 			return fmt.Errorf("check: node %s accounts %d device bytes, its chunks and buffers take %d", node.name, node.devUsed, dev)
 		}
+		if err := node.sub.check(); err != nil {
+			return fmt.Errorf("check: node %s: %v", node.name, err)
+		}
 	}
 	var counted float64
 	for i := range s.dirs {

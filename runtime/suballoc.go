@@ -1,5 +1,7 @@
 package runtime
 
+import "fmt"
+
 // StarPU's suballocator (src/datawizard/malloc.c, 1.4): device buffers of at
 // most 4 MiB are cut out of 32 MiB chunks, in 16 KiB blocks, first fit. Only
 // whole chunks count against the device's memory, so a GPU holds fewer
@@ -20,16 +22,23 @@ type subSeg struct{ start, length int32 }
 type subChunk struct {
 	free      []subSeg // free runs, by start
 	available int32    // free blocks
-	// availableMax bounds the longest free run, as StarPU keeps it: lowered
-	// when a search finds no room, raised only when a free merges runs (see
-	// subAllocator.staleMax).
-	availableMax int32
 }
 
 // subAllocator is one node's suballocator: its chunks in StarPU's list
 // order (searched front first).
 type subAllocator struct {
 	chunks []*subChunk
+	// maxes[i] is chunks[i]'s available_max, which bounds its longest free
+	// run as StarPU keeps it: lowered when a search finds no room, raised
+	// only when a free merges runs (see staleMax). Kept beside the list, in
+	// its order, so that a search skips full chunks without touching them
+	// (a dmdas run at attila N=76800 searches ~40 chunks per allocation).
+	maxes []int32
+	// maxAll bounds every maxes[i] from above; it is exact after a search
+	// that failed. A full device fails search after search (228k per dmdas
+	// run at attila N=76800): they need not scan the list until a free or a
+	// new chunk raises a bound.
+	maxAll int32
 	nfree  int // empty chunks kept
 	// staleMax reproduces an accident of StarPU 1.4: freeing a block run
 	// that merges with no free neighbour does not raise the chunk's
@@ -55,11 +64,16 @@ func subBlocks(size int64) int32 {
 // alloc finds room for nb blocks in the existing chunks, as
 // starpu_malloc_on_node_flags searches them.
 func (a *subAllocator) alloc(nb int32) (subSlot, bool) {
-	for i := 0; i < len(a.chunks); i++ {
-		c := a.chunks[i]
-		if c.availableMax < nb {
+	if a.maxAll < nb {
+		return subSlot{}, false
+	}
+	var maxAll int32
+	for i := 0; i < len(a.maxes); i++ {
+		if a.maxes[i] < nb {
+			maxAll = max(maxAll, a.maxes[i])
 			continue
 		}
+		c := a.chunks[i]
 		var longest int32
 		for k, seg := range c.free {
 			if seg.length < nb {
@@ -75,18 +89,24 @@ func (a *subAllocator) alloc(nb int32) (subSlot, bool) {
 			}
 			return a.take(c, k, nb), true
 		}
-		c.availableMax = longest
+		a.maxes[i] = longest
+		maxAll = max(maxAll, longest)
 	}
+	a.maxAll = maxAll
 	return subSlot{}, false
 }
 
 // grow adds a new chunk (the caller has obtained its 32 MiB from the
 // device) and allocates nb blocks from it.
 func (a *subAllocator) grow(nb int32) subSlot {
-	c := &subChunk{free: []subSeg{{0, subChunkBlocks}}, available: subChunkBlocks, availableMax: subChunkBlocks}
+	c := &subChunk{free: []subSeg{{0, subChunkBlocks}}, available: subChunkBlocks}
 	a.chunks = append(a.chunks, nil)
 	copy(a.chunks[1:], a.chunks)
 	a.chunks[0] = c
+	a.maxes = append(a.maxes, 0)
+	copy(a.maxes[1:], a.maxes)
+	a.maxes[0] = subChunkBlocks
+	a.maxAll = subChunkBlocks
 	return a.take(c, 0, nb)
 }
 
@@ -114,26 +134,28 @@ func (a *subAllocator) release(s subSlot, nb int32) bool {
 	copy(c.free[k+1:], c.free[k:])
 	c.free[k] = subSeg{s.start, nb}
 	c.available += nb
+	i := a.index(c)
 	merged := false
 	if k+1 < len(c.free) && c.free[k+1].start == s.start+nb {
 		c.free[k].length += c.free[k+1].length
 		c.free = append(c.free[:k+1], c.free[k+2:]...)
 		merged = true
-		c.availableMax = max(c.availableMax, c.free[k].length)
+		a.maxes[i] = max(a.maxes[i], c.free[k].length)
 	}
 	if k > 0 && c.free[k-1].start+c.free[k-1].length == s.start {
 		c.free[k-1].length += c.free[k].length
 		c.free = append(c.free[:k], c.free[k+1:]...)
 		merged = true
-		c.availableMax = max(c.availableMax, c.free[k-1].length)
+		a.maxes[i] = max(a.maxes[i], c.free[k-1].length)
 	}
 	if !merged && !a.staleMax {
-		c.availableMax = max(c.availableMax, nb)
+		a.maxes[i] = max(a.maxes[i], nb)
 	}
-	i := a.index(c)
+	a.maxAll = max(a.maxAll, a.maxes[i])
 	if c.available == subChunkBlocks {
 		if a.nfree >= subKeepFree {
 			a.chunks = append(a.chunks[:i], a.chunks[i+1:]...)
+			a.maxes = append(a.maxes[:i], a.maxes[i+1:]...)
 			return true
 		}
 		a.nfree++
@@ -141,6 +163,26 @@ func (a *subAllocator) release(s subSlot, nb int32) bool {
 	}
 	a.toFront(i)
 	return false
+}
+
+// check verifies the bounds beside the list: one per chunk, each at least
+// the chunk's longest free run (unless staleMax hides runs), maxAll at
+// least each.
+func (a *subAllocator) check() error {
+	if len(a.maxes) != len(a.chunks) {
+		return fmt.Errorf("suballocator keeps %d bounds for %d chunks", len(a.maxes), len(a.chunks))
+	}
+	for i, c := range a.chunks {
+		for _, seg := range c.free {
+			if seg.length > a.maxes[i] && !a.staleMax {
+				return fmt.Errorf("suballocator chunk %d has a free run of %d blocks over its available_max %d", i, seg.length, a.maxes[i])
+			}
+		}
+		if a.maxes[i] > a.maxAll {
+			return fmt.Errorf("suballocator chunk %d's available_max %d is over the bound %d", i, a.maxes[i], a.maxAll)
+		}
+	}
+	return nil
 }
 
 func (a *subAllocator) index(c *subChunk) int {
@@ -154,7 +196,8 @@ func (a *subAllocator) index(c *subChunk) int {
 
 // toFront moves chunk i to the front of the list.
 func (a *subAllocator) toFront(i int) {
-	c := a.chunks[i]
+	c, m := a.chunks[i], a.maxes[i]
 	copy(a.chunks[1:i+1], a.chunks[:i])
-	a.chunks[0] = c
+	copy(a.maxes[1:i+1], a.maxes[:i])
+	a.chunks[0], a.maxes[0] = c, m
 }

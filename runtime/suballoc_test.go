@@ -43,7 +43,7 @@ func TestSuballocatorNineTilesPerChunk(t *testing.T) {
 	}
 	_, ok := a.alloc(tile960)
 	require.False(t, ok, "a tenth tile needs a new chunk")
-	require.Equal(t, subChunkBlocks-9*tile960, a.chunks[0].availableMax, "the failed search lowers available_max to the tail")
+	require.Equal(t, subChunkBlocks-9*tile960, a.maxes[0], "the failed search lowers available_max to the tail")
 }
 
 func TestSuballocatorHiddenHoles(t *testing.T) {
@@ -109,4 +109,29 @@ func TestSuballocatorFreedChunkGoesFirst(t *testing.T) {
 	s, ok := a.alloc(tile960)
 	require.True(t, ok)
 	require.Same(t, first, s.c)
+}
+
+// TestSuballocatorFailFast checks the bound that lets a failed search skip
+// the next ones: it must never skip room that a scan would find.
+func TestSuballocatorFailFast(t *testing.T) {
+	for _, staleMax := range []bool{false, true} {
+		a := subAllocator{staleMax: staleMax}
+		slots := fill(&a, 18, tile960) // two full chunks
+		_, ok := a.alloc(tile960)
+		require.False(t, ok)
+		require.Equal(t, subChunkBlocks-9*tile960, a.maxAll, "exact after a failed search")
+		_, ok = a.alloc(subChunkBlocks - 9*tile960)
+		require.True(t, ok, "the tail still fits a run as long as the bound")
+		require.NoError(t, a.check())
+		// Freeing two neighbours merges them: the bound rises, a tile fits.
+		a.release(slots[3], tile960)
+		a.release(slots[4], tile960)
+		require.NoError(t, a.check())
+		s, ok := a.alloc(tile960)
+		require.True(t, ok, "staleMax=%v", staleMax)
+		require.Equal(t, slots[3], s)
+		a.grow(tile960)
+		require.Equal(t, int32(subChunkBlocks), a.maxAll, "a new chunk raises the bound")
+		require.NoError(t, a.check())
+	}
 }
