@@ -15,7 +15,10 @@ import (
 // there; workers pop from their own queue. Variants differ by data awareness,
 // queue order and pop rule (see the table in ../shared/docs/starpu-reference.md §1.1).
 type dmda struct {
-	v                              View
+	// v is the simulator itself, not its View interface: dmda's queries,
+	// several per worker at every push, then compile to direct (often
+	// inlined) calls. Built-in schedulers are only made by New.
+	v                              *Simulator
 	dataAware                      bool
 	sorted                         bool // priority-sorted queues
 	readyFirst                     bool // pop the queued task whose data is most ready
@@ -164,7 +167,7 @@ func init() {
 }
 
 func (d *dmda) Init(v View) {
-	d.v = v
+	d.v = v.(*Simulator)
 	// StarPU's defaults: STARPU_SCHED_ALPHA=1, BETA=1, GAMMA=1000 (µs per
 	// joule), IDLE_POWER=0.
 	d.alpha, d.beta, d.gamma = 1, 1, 1000
