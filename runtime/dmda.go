@@ -239,7 +239,8 @@ func (d *dmda) Push(t *TaskState) {
 		eMax = max(eMax, start+prev)
 	}
 	best, bestF := -1, math.Inf(1)
-	for i, c := range cands {
+	for i := range cands {
+		c := &cands[i] // (a copy of each candidate costs more than the loop)
 		f := d.alpha * (c.end - endMin)
 		if d.dataAware {
 			f += d.beta * c.pen
@@ -247,12 +248,12 @@ func (d *dmda) Push(t *TaskState) {
 				f += d.gamma * d.idlePowerW * (c.end - eMax) / 1e6
 			}
 		}
-		cands[i].fitness = f
+		c.fitness = f
 		if f < bestF { // ties: first worker
 			best, bestF = i, f
 		}
 	}
-	c := cands[best]
+	c := &cands[best]
 	d.cands = cands
 	if d.v.Explaining(t) {
 		rec := Decision{TimeUS: now, Task: t.ID(), Kernel: t.Spec().Name, Priority: t.Priority(), Chosen: c.w.Name}
