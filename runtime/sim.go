@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/starsim/starsim/emulator"
 )
@@ -172,10 +173,21 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 		nodeIdx: map[string]int{}, minBw: map[*emulator.Route]float64{}, pitch: map[[2]int][]PitchModel{},
 		uncal: map[[2]string]bool{}, kcache: map[KernelKey]*KernelStats{}}
 	s.net = emulator.NewNetwork(s.eng, emulator.NetworkOptions{Check: opts.Check})
-	// The dependencies depend on the graph alone: they are derived on
-	// another core while the rest is built.
+	// The dependencies depend on the graph alone: they are derived, and
+	// their pointers into the task slab made, on another core while the
+	// rest is built.
+	tslab := make([]TaskState, len(g.Tasks))
 	depc := make(chan *depGraph, 1)
-	go func() { depc <- deps(g) }()
+	go func() {
+		d := deps(g)
+		if d.err == nil {
+			d.preds = make([]*TaskState, len(d.ids))
+			for j, p := range d.ids {
+				d.preds[j] = &tslab[p]
+			}
+		}
+		depc <- d
+	}()
 	if err := s.buildNodes(); err != nil {
 		return nil, err
 	}
@@ -185,7 +197,7 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	if err := s.buildNetwork(); err != nil {
 		return nil, err
 	}
-	if err := s.buildGraph(); err != nil {
+	if err := s.buildGraph(tslab); err != nil {
 		return nil, err
 	}
 	d := <-depc
@@ -364,8 +376,22 @@ func (s *Simulator) dir(src, dst int) *direction { return s.dirs[src][dst] }
 
 // checkFits fails when a task's data cannot be on a GPU at once: such a
 // run could only end in a deadlock. Buffers of at most 4 MiB need whole
-// suballocator chunks (packed first fit).
-func (s *Simulator) checkFits(t *TaskState) error {
+// suballocator chunks (packed first fit). minCap is the smallest limited
+// GPU memory (math.MaxInt64: none).
+func (s *Simulator) checkFits(t *TaskState, minCap int64) error {
+	// Each buffer needs at most a new chunk or its own size: tasks whose
+	// bound fits every GPU (all of them, usually) skip the exact count.
+	var bound int64
+	for _, b := range t.bufs {
+		if suballocated(1, b.h.size) {
+			bound += subChunkBytes
+		} else {
+			bound += b.h.size
+		}
+	}
+	if bound <= minCap {
+		return nil
+	}
 	var need int64
 	var chunks []int32 // free blocks left in each chunk
 	for k, b := range t.bufs {
@@ -409,11 +435,11 @@ func (s *Simulator) parseDir(d string) ([2]int, bool) {
 	return [2]int{i, j}, ok1 && ok2
 }
 
-// buildGraph makes the per-handle and per-task state. Each kind lives in
-// one slab (handles, replicas, tasks, buffer lists, per-worker stats): a
-// few large allocations instead of several per task, and tasks laid out in
-// submission order.
-func (s *Simulator) buildGraph() error {
+// buildGraph makes the per-handle and per-task state, the tasks in tslab
+// (one per task). Each kind lives in one slab (handles, replicas, tasks,
+// buffer lists, per-worker stats): a few large allocations instead of
+// several per task, and tasks laid out in submission order.
+func (s *Simulator) buildGraph(tslab []TaskState) error {
 	nn, nw := len(s.nodes), len(s.workers)
 	hslab := make([]handleState, len(s.g.Handles))
 	rslab := make([]replica, len(s.g.Handles)*nn)
@@ -437,7 +463,6 @@ func (s *Simulator) buildGraph() error {
 	for i := range s.g.Tasks {
 		nbuf += len(s.g.Tasks[i].Buffers)
 	}
-	tslab := make([]TaskState, len(s.g.Tasks))
 	bbuf := make([]taskBuf, 0, nbuf)
 	var kslab []*KernelStats // per-task entries (pinned or fixed-length tasks)
 	type statsKey struct {
@@ -451,7 +476,14 @@ func (s *Simulator) buildGraph() error {
 	shared := map[statsKey][]*KernelStats{}
 	var last []statsEntry // by kernel name index
 	s.tasks = make([]*TaskState, 0, len(s.g.Tasks))
-	kernelIdx := map[string]int{}
+	minCap := int64(math.MaxInt64)
+	for _, n := range s.nodes[1:] {
+		if n.capacity > 0 {
+			minCap = min(minCap, n.capacity)
+		}
+	}
+	var kernelIdx map[string]int // once there are many names
+	prevK := 0                   // the previous task's kernel
 	for i := range s.g.Tasks {
 		t := &s.g.Tasks[i]
 		if t.ID != i {
@@ -459,12 +491,35 @@ func (s *Simulator) buildGraph() error {
 		}
 		ts := &tslab[i]
 		ts.spec, ts.id = t, i
-		k, ok := kernelIdx[t.Name]
-		if !ok {
-			k = len(s.kernelNames)
-			kernelIdx[t.Name] = k
-			s.kernelNames = append(s.kernelNames, t.Name)
+		// Tasks mostly come in runs of one kernel, whose names share one
+		// string (compared by pointer here); a few names are found faster
+		// by comparing than by hashing.
+		k := -1
+		if prevK < len(s.kernelNames) && sameString(s.kernelNames[prevK], t.Name) {
+			k = prevK
+		} else if kernelIdx == nil {
+			for j, name := range s.kernelNames {
+				if name == t.Name {
+					k = j
+					break
+				}
+			}
+		} else if j, ok := kernelIdx[t.Name]; ok {
+			k = j
 		}
+		if k < 0 {
+			k = len(s.kernelNames)
+			s.kernelNames = append(s.kernelNames, t.Name)
+			if kernelIdx != nil {
+				kernelIdx[t.Name] = k
+			} else if len(s.kernelNames) > 8 {
+				kernelIdx = make(map[string]int, 2*len(s.kernelNames))
+				for j, name := range s.kernelNames {
+					kernelIdx[name] = j
+				}
+			}
+		}
+		prevK = k
 		ts.kernel, ts.prio, ts.syncGPU = int32(k), t.Priority, t.SyncGPU
 		b0 := len(bbuf)
 		for _, a := range t.Buffers {
@@ -474,7 +529,7 @@ func (s *Simulator) buildGraph() error {
 			bbuf = append(bbuf, taskBuf{s.handles[a.Handle], a.Mode})
 		}
 		ts.bufs = bbuf[b0:len(bbuf):len(bbuf)]
-		if err := s.checkFits(ts); err != nil {
+		if err := s.checkFits(ts, minCap); err != nil {
 			return err
 		}
 		if t.Pinned && (t.Worker < 0 || t.Worker >= len(s.workers)) {
@@ -523,12 +578,20 @@ func (s *Simulator) buildGraph() error {
 	return nil
 }
 
+// sameString reports whether a and b are one string (same bytes in memory):
+// a quick test of equality that may miss equal copies.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
 // depGraph is the dependency graph of a graph's tasks (see deps).
 type depGraph struct {
 	// Task i depends on tasks ids[off[i]:off[i+1]], in the order found;
 	// its successors are succ[succOff[i]:succOff[i+1]], in submission
 	// order. npending[i] counts its dependencies plus one (its submission).
 	ids, off, succOff, succ, npending []int32
+	// preds[j] points to the task ids[j] (New fills it).
+	preds []*TaskState
 	// wontUseAfter holds, for each wont_use hint in submission order, the
 	// last task that wrote the data before it (-1: none).
 	wontUseAfter []int32
@@ -551,7 +614,15 @@ func deps(g *Graph) *depGraph {
 	for i := range lastWriter {
 		lastWriter[i] = -1
 	}
-	readers := make([][]int32, nh)
+	// The readers of each handle since its last write: a list, in the
+	// order they read it, through one slab (slices per handle would grow
+	// again and again). head and tail are -1 when the list is empty.
+	type reader struct{ task, next int32 }
+	readers := make([]reader, 0, nbuf)
+	head, tail := make([]int32, nh), make([]int32, nh)
+	for i := range head {
+		head[i] = -1
+	}
 	d := &depGraph{ids: make([]int32, 0, nbuf), off: make([]int32, n+1), npending: make([]int32, n)}
 	nsucc := make([]int32, n+1)
 	for i := range g.Tasks {
@@ -583,12 +654,19 @@ func deps(g *Graph) *depGraph {
 			}
 			add(lastWriter[id])
 			if a.Mode&W != 0 {
-				for _, r := range readers[id] {
-					add(r)
+				for r := head[id]; r >= 0; r = readers[r].next {
+					add(readers[r].task)
 				}
-				lastWriter[id], readers[id] = int32(i), readers[id][:0]
+				lastWriter[id], head[id] = int32(i), -1
 			} else {
-				readers[id] = append(readers[id], int32(i))
+				r := int32(len(readers))
+				readers = append(readers, reader{int32(i), -1})
+				if head[id] < 0 {
+					head[id] = r
+				} else {
+					readers[tail[id]].next = r
+				}
+				tail[id] = r
 			}
 		}
 		for _, hid := range t.WontUse {
@@ -623,12 +701,8 @@ func deps(g *Graph) *depGraph {
 
 // attachDeps gives the tasks built by buildGraph their dependencies.
 func (s *Simulator) attachDeps(d *depGraph) {
-	all := make([]*TaskState, len(d.ids))
-	for j, p := range d.ids {
-		all[j] = s.tasks[p]
-	}
 	for i, t := range s.tasks {
-		t.preds = all[d.off[i]:d.off[i+1]:d.off[i+1]]
+		t.preds = d.preds[d.off[i]:d.off[i+1]:d.off[i+1]]
 	}
 	s.npending, s.succOff, s.succ = d.npending, d.succOff, d.succ
 	for _, w := range d.wontUseAfter {
