@@ -146,6 +146,7 @@ type Simulator struct {
 	wontUseAfter []*TaskState
 	wuNext       int
 	kernelNames  []string // distinct task names, for per-worker counts
+	hetsim       func() hetsimPaths
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
@@ -218,6 +219,7 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	if s.obs == nil {
 		s.obs = NopObserver{}
 	}
+	s.startHetsimPaths()
 	return s, nil
 }
 
