@@ -65,7 +65,7 @@ type TaskState struct {
 	prio   int
 	spec   *Task
 	worker *Worker
-	preds  []*TaskState   // every dependency, finished or not
+	preds  []int32        // ids of every dependency, finished or not
 	stats  []*KernelStats // per worker; nil: cannot run there
 	id     int
 
@@ -174,21 +174,10 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 		nodeIdx: map[string]int{}, minBw: map[*emulator.Route]float64{}, pitch: map[[2]int][]PitchModel{},
 		uncal: map[[2]string]bool{}, kcache: map[KernelKey]*KernelStats{}}
 	s.net = emulator.NewNetwork(s.eng, emulator.NetworkOptions{Check: opts.Check})
-	// The dependencies depend on the graph alone: they are derived, and
-	// their pointers into the task slab made, on another core while the
-	// rest is built.
-	tslab := make([]TaskState, len(g.Tasks))
+	// The dependencies depend on the graph alone: they are derived on
+	// another core while the rest is built.
 	depc := make(chan *depGraph, 1)
-	go func() {
-		d := deps(g)
-		if d.err == nil {
-			d.preds = make([]*TaskState, len(d.ids))
-			for j, p := range d.ids {
-				d.preds[j] = &tslab[p]
-			}
-		}
-		depc <- d
-	}()
+	go func() { depc <- deps(g) }()
 	if err := s.buildNodes(); err != nil {
 		return nil, err
 	}
@@ -198,7 +187,7 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	if err := s.buildNetwork(); err != nil {
 		return nil, err
 	}
-	if err := s.buildGraph(tslab); err != nil {
+	if err := s.buildGraph(); err != nil {
 		return nil, err
 	}
 	d := <-depc
@@ -437,11 +426,11 @@ func (s *Simulator) parseDir(d string) ([2]int, bool) {
 	return [2]int{i, j}, ok1 && ok2
 }
 
-// buildGraph makes the per-handle and per-task state, the tasks in tslab
-// (one per task). Each kind lives in one slab (handles, replicas, tasks,
-// buffer lists, per-worker stats): a few large allocations instead of
-// several per task, and tasks laid out in submission order.
-func (s *Simulator) buildGraph(tslab []TaskState) error {
+// buildGraph makes the per-handle and per-task state. Each kind lives in
+// one slab (handles, replicas, tasks, buffer lists, per-worker stats): a
+// few large allocations instead of several per task, and tasks laid out in
+// submission order.
+func (s *Simulator) buildGraph() error {
 	nn, nw := len(s.nodes), len(s.workers)
 	hslab := make([]handleState, len(s.g.Handles))
 	rslab := make([]replica, len(s.g.Handles)*nn)
@@ -465,6 +454,7 @@ func (s *Simulator) buildGraph(tslab []TaskState) error {
 	for i := range s.g.Tasks {
 		nbuf += len(s.g.Tasks[i].Buffers)
 	}
+	tslab := make([]TaskState, len(s.g.Tasks))
 	bbuf := make([]taskBuf, 0, nbuf)
 	var kslab []*KernelStats // per-task entries (pinned or fixed-length tasks)
 	type statsKey struct {
@@ -592,8 +582,6 @@ type depGraph struct {
 	// its successors are succ[succOff[i]:succOff[i+1]], in submission
 	// order. npending[i] counts its dependencies plus one (its submission).
 	ids, off, succOff, succ, npending []int32
-	// preds[j] points to the task ids[j] (New fills it).
-	preds []*TaskState
 	// wontUseAfter holds, for each wont_use hint in submission order, the
 	// last task that wrote the data before it (-1: none).
 	wontUseAfter []int32
@@ -704,7 +692,7 @@ func deps(g *Graph) *depGraph {
 // attachDeps gives the tasks built by buildGraph their dependencies.
 func (s *Simulator) attachDeps(d *depGraph) {
 	for i, t := range s.tasks {
-		t.preds = d.preds[d.off[i]:d.off[i+1]:d.off[i+1]]
+		t.preds = d.ids[d.off[i]:d.off[i+1]:d.off[i+1]]
 	}
 	s.npending, s.succOff, s.succ = d.npending, d.succOff, d.succ
 	for _, w := range d.wontUseAfter {
@@ -1007,8 +995,8 @@ func (s *Simulator) startKernel(w *Worker) {
 	s.updateState(w)
 	now := s.eng.NowS()
 	if s.opts.Check {
-		for _, p := range t.preds {
-			if !p.done {
+		for _, id := range t.preds {
+			if p := s.tasks[id]; !p.done {
 				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.id, t.spec.Name, p.id, p.spec.Name))
 			}
 		}
