@@ -527,6 +527,7 @@ func (s *Simulator) buildGraph() error {
 		if t.Pinned && (t.Worker < 0 || t.Worker >= len(s.workers)) {
 			return fmt.Errorf("task %d (%s) is pinned to worker %d; there are %d workers", i, t.Name, t.Worker, len(s.workers))
 		}
+		fresh := true // stats not yet checked runnable
 		if t.Pinned || t.FixedUS > 0 {
 			if cap(kslab)-len(kslab) < nw {
 				kslab = make([]*KernelStats, 0, nw*1024)
@@ -542,8 +543,10 @@ func (s *Simulator) buildGraph() error {
 			for len(last) <= k {
 				last = append(last, statsEntry{})
 			}
+			// Shared entries found were checked when made: an entry that
+			// runs nowhere stops the build at its first task.
 			if c := last[k]; c.stats != nil && c.key == key {
-				ts.stats = c.stats
+				ts.stats, fresh = c.stats, false
 			} else {
 				st, ok := shared[key]
 				if !ok {
@@ -551,13 +554,13 @@ func (s *Simulator) buildGraph() error {
 					s.fillStats(st, t)
 					shared[key] = st
 				}
-				ts.stats = st
+				ts.stats, fresh = st, !ok
 				last[k] = statsEntry{key, st}
 			}
 		}
-		runnable := false
-		for _, st := range ts.stats {
-			runnable = runnable || st != nil
+		runnable := !fresh
+		for j := 0; !runnable && j < len(ts.stats); j++ {
+			runnable = ts.stats[j] != nil
 		}
 		if !runnable {
 			return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs", i, t.Name, t.Model, t.Footprint)
