@@ -62,7 +62,10 @@ func Cholesky(o Options) (*runtime.Graph, error) {
 	fSYRK, fGEMM := syrkFlops(bs, bs), gemmFlops(bs, bs, bs)
 	p := newCholPrio(o, nb)
 
-	for k := 0; k < nb; k++ {
+	bld.iterations(nb, func(k int) (tasks, bufs, wont int) {
+		r := nb - 1 - k
+		return 1 + 2*r + r*(r-1)/2, 1 + 4*r + 3*(r*(r-1)/2), 1 + r
+	}, func(bld *builder, k int) {
 		akk := t.id(k, k)
 		bld.submit("POTRF", cholModelPOTRF, fPOTRF, p.potrf(k), rw(akk))
 		bld.syncGPU() // cl11 has no STARPU_CUDA_ASYNC (cholesky_kernels.c)
@@ -79,6 +82,6 @@ func Cholesky(o Options) (*runtime.Graph, error) {
 			}
 			bld.wontUse(ank)
 		}
-	}
+	})
 	return g, nil
 }

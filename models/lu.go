@@ -73,7 +73,10 @@ func LU(o Options) (*runtime.Graph, error) {
 		return v
 	}
 
-	for k := 0; k < nb; k++ {
+	bld.iterations(nb, func(k int) (tasks, bufs, wont int) {
+		r := nb - 1 - k
+		return 1 + 2*r + r*r, 1 + 4*r + 3*r*r, 1 + 2*r
+	}, func(bld *builder, k int) {
 		kk := sub(k, k)
 		bld.submit("GETRF", mGETRF, fGETRF, prio(3*nb-3*k), rw(kk))
 		bld.syncGPU() // cl11 has no STARPU_CUDA_ASYNC (xlu_kernels.c)
@@ -92,6 +95,6 @@ func LU(o Options) (*runtime.Graph, error) {
 			bld.wontUse(sub(k, i))
 			bld.wontUse(sub(i, k))
 		}
-	}
+	})
 	return g, nil
 }

@@ -2,8 +2,10 @@ package models
 
 import (
 	"fmt"
+	goruntime "runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/starsim/starsim/calibrate/starpu"
 	"github.com/starsim/starsim/runtime"
@@ -188,21 +190,24 @@ func newTiles(o Options, nb int, keep func(r, c int) bool) ([]runtime.Handle, *t
 	return hs, t
 }
 
-// builder appends tasks in submission order. Task buffers and wont_use
-// lists are carved out of two preallocated slabs, so a graph costs a few
-// large allocations rather than one per task.
+// builder appends tasks in submission order. Tasks, their buffers and
+// wont_use lists are carved out of three preallocated slabs, so a graph
+// costs a few large allocations rather than one per task.
 type builder struct {
-	g    *runtime.Graph
-	bufs []runtime.Access
-	wont []int
+	tasks []runtime.Task
+	base  int // ID of tasks[0]
+	bufs  []runtime.Access
+	wont  []int
 	// fp[n] is the footprint of a task with n tile buffers: every tile has
 	// the same handle footprint, so it depends only on the arity.
 	fp [4]uint32
 }
 
+// newBuilder makes g's task slab (ntasks long) and a builder that fills
+// it, with room for nbufs buffers and nwont wont_use entries.
 func newBuilder(g *runtime.Graph, ntasks, nbufs, nwont int) *builder {
-	b := &builder{g: g, bufs: make([]runtime.Access, 0, nbufs), wont: make([]int, 0, nwont)}
-	g.Tasks = make([]runtime.Task, 0, ntasks)
+	g.Tasks = make([]runtime.Task, ntasks)
+	b := &builder{tasks: g.Tasks[:0], bufs: make([]runtime.Access, 0, nbufs), wont: make([]int, 0, nwont)}
 	fps := make([]uint32, 0, 3)
 	for n := 1; n <= 3; n++ {
 		fps = append(fps, g.Handles[0].Footprint)
@@ -211,13 +216,58 @@ func newBuilder(g *runtime.Graph, ntasks, nbufs, nwont int) *builder {
 	return b
 }
 
+// parallelMin is the task count from which iterations are built on two
+// cores.
+const parallelMin = 20000
+
+// iterations builds the tasks of the outer-loop iterations k = 0..nk-1,
+// gen(b, k) submitting iteration k's to b, which must take counts(k)
+// tasks, buffers and wont_use entries. Each iteration has its window of
+// the slabs, so large graphs are built on two cores (iterations taken in
+// order), with the same result as one after the other.
+func (b *builder) iterations(nk int, counts func(k int) (tasks, bufs, wont int), gen func(b *builder, k int)) {
+	type window struct{ t, b, w int }
+	at := make([]window, nk+1)
+	for k := 0; k < nk; k++ {
+		t, bf, w := counts(k)
+		at[k+1] = window{at[k].t + t, at[k].b + bf, at[k].w + w}
+	}
+	if at[nk].t > cap(b.tasks) || at[nk].b > cap(b.bufs) || at[nk].w > cap(b.wont) {
+		panic("models: iteration counts exceed the graph's")
+	}
+	build := func(k int) {
+		lo, hi := at[k], at[k+1]
+		sub := &builder{tasks: b.tasks[lo.t:lo.t:hi.t], base: b.base + lo.t,
+			bufs: b.bufs[lo.b:lo.b:hi.b], wont: b.wont[lo.w:lo.w:hi.w], fp: b.fp}
+		gen(sub, k)
+		if len(sub.tasks) != hi.t-lo.t || len(sub.bufs) != hi.b-lo.b || len(sub.wont) != hi.w-lo.w {
+			panic(fmt.Sprintf("models: iteration %d miscounted", k))
+		}
+	}
+	var next atomic.Int64
+	work := func() {
+		for k := int(next.Add(1) - 1); k < nk; k = int(next.Add(1) - 1) {
+			build(k)
+		}
+	}
+	if at[nk].t >= parallelMin && goruntime.GOMAXPROCS(0) > 1 {
+		done := make(chan struct{})
+		go func() { work(); close(done) }()
+		work()
+		<-done
+	} else {
+		work()
+	}
+	b.tasks, b.bufs, b.wont = b.tasks[:at[nk].t], b.bufs[:at[nk].b], b.wont[:at[nk].w]
+}
+
 // submit appends one task whose buffers are acc (copied into the slab).
 func (b *builder) submit(name, model string, flops float64, prio int, acc ...runtime.Access) {
 	start := len(b.bufs)
 	b.bufs = append(b.bufs, acc...)
 	end := len(b.bufs)
-	b.g.Tasks = append(b.g.Tasks, runtime.Task{
-		ID:        len(b.g.Tasks),
+	b.tasks = append(b.tasks, runtime.Task{
+		ID:        b.base + len(b.tasks),
 		Name:      name,
 		Model:     model,
 		Flops:     flops,
@@ -228,12 +278,12 @@ func (b *builder) submit(name, model string, flops float64, prio int, acc ...run
 }
 
 // syncGPU marks the last submitted task's GPU implementation synchronous.
-func (b *builder) syncGPU() { b.g.Tasks[len(b.g.Tasks)-1].SyncGPU = true }
+func (b *builder) syncGPU() { b.tasks[len(b.tasks)-1].SyncGPU = true }
 
 // wontUse records starpu_data_wont_use(h) right after the last submitted
 // task. Successive calls with no task in between extend the same list.
 func (b *builder) wontUse(h int) {
-	t := &b.g.Tasks[len(b.g.Tasks)-1]
+	t := &b.tasks[len(b.tasks)-1]
 	start := len(b.wont) - len(t.WontUse)
 	b.wont = append(b.wont, h)
 	end := len(b.wont)

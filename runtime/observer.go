@@ -59,7 +59,7 @@ func (t *TaskState) Worker() *Worker { return t.worker }
 func (t *TaskState) Preds() []int {
 	ids := make([]int, len(t.preds))
 	for i, p := range t.preds {
-		ids[i] = p.id
+		ids[i] = int(p)
 	}
 	return ids
 }

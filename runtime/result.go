@@ -3,6 +3,7 @@ package runtime
 import (
 	"math"
 	"sort"
+	"sync"
 )
 
 // Result is what a run predicts. Times in seconds, sizes in bytes.
@@ -135,6 +136,29 @@ func (s *Simulator) hetsimMetrics(makespanS float64) (slr, speedup, eff float64)
 	if makespanS <= 0 {
 		return 0, 0, 0
 	}
+	p := s.hetsim()
+	slr = makespanS / (p.cpUS * 1e-6)
+	if !math.IsInf(p.seqUS, 1) {
+		speedup = p.seqUS * 1e-6 / makespanS
+		eff = speedup / float64(len(s.workers))
+	}
+	return slr, speedup, eff
+}
+
+// hetsimPaths is what hetsimMetrics needs of the graph (µs): the critical
+// path, and the best single worker's total (+Inf: none runs every task).
+type hetsimPaths struct{ cpUS, seqUS float64 }
+
+// startHetsimPaths computes the hetsimPaths on another core while the
+// simulation runs (they depend on the graph and the models alone, which
+// the run does not change) and sets s.hetsim to wait for them.
+func (s *Simulator) startHetsimPaths() {
+	c := make(chan hetsimPaths, 1)
+	go func() { c <- s.computeHetsimPaths() }()
+	s.hetsim = sync.OnceValue(func() hetsimPaths { return <-c })
+}
+
+func (s *Simulator) computeHetsimPaths() hetsimPaths {
 	// Tasks are in submission order, a topological order of the DAG.
 	longest := make([]float64, len(s.tasks))
 	perWorker := make([]float64, len(s.workers))
@@ -168,12 +192,7 @@ func (s *Simulator) hetsimMetrics(makespanS float64) (slr, speedup, eff float64)
 			seq = min(seq, tot)
 		}
 	}
-	slr = makespanS / (cp * 1e-6)
-	if !math.IsInf(seq, 1) {
-		speedup = seq * 1e-6 / makespanS
-		eff = speedup / float64(len(s.workers))
-	}
-	return slr, speedup, eff
+	return hetsimPaths{cp, seq}
 }
 
 // Utilization is a time series of busy fractions: Busy[w][i] is worker w's

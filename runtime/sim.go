@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/starsim/starsim/emulator"
 )
@@ -64,7 +65,7 @@ type TaskState struct {
 	prio   int
 	spec   *Task
 	worker *Worker
-	preds  []*TaskState   // every dependency, finished or not
+	preds  []int32        // ids of every dependency, finished or not
 	stats  []*KernelStats // per worker; nil: cannot run there
 	id     int
 
@@ -145,6 +146,7 @@ type Simulator struct {
 	wontUseAfter []*TaskState
 	wuNext       int
 	kernelNames  []string // distinct task names, for per-worker counts
+	hetsim       func() hetsimPaths
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
@@ -206,6 +208,7 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	if s.obs == nil {
 		s.obs = NopObserver{}
 	}
+	s.startHetsimPaths()
 	return s, nil
 }
 
@@ -364,8 +367,22 @@ func (s *Simulator) dir(src, dst int) *direction { return s.dirs[src][dst] }
 
 // checkFits fails when a task's data cannot be on a GPU at once: such a
 // run could only end in a deadlock. Buffers of at most 4 MiB need whole
-// suballocator chunks (packed first fit).
-func (s *Simulator) checkFits(t *TaskState) error {
+// suballocator chunks (packed first fit). minCap is the smallest limited
+// GPU memory (math.MaxInt64: none).
+func (s *Simulator) checkFits(t *TaskState, minCap int64) error {
+	// Each buffer needs at most a new chunk or its own size: tasks whose
+	// bound fits every GPU (all of them, usually) skip the exact count.
+	var bound int64
+	for _, b := range t.bufs {
+		if suballocated(1, b.h.size) {
+			bound += subChunkBytes
+		} else {
+			bound += b.h.size
+		}
+	}
+	if bound <= minCap {
+		return nil
+	}
 	var need int64
 	var chunks []int32 // free blocks left in each chunk
 	for k, b := range t.bufs {
@@ -451,7 +468,14 @@ func (s *Simulator) buildGraph() error {
 	shared := map[statsKey][]*KernelStats{}
 	var last []statsEntry // by kernel name index
 	s.tasks = make([]*TaskState, 0, len(s.g.Tasks))
-	kernelIdx := map[string]int{}
+	minCap := int64(math.MaxInt64)
+	for _, n := range s.nodes[1:] {
+		if n.capacity > 0 {
+			minCap = min(minCap, n.capacity)
+		}
+	}
+	var kernelIdx map[string]int // once there are many names
+	prevK := 0                   // the previous task's kernel
 	for i := range s.g.Tasks {
 		t := &s.g.Tasks[i]
 		if t.ID != i {
@@ -459,12 +483,35 @@ func (s *Simulator) buildGraph() error {
 		}
 		ts := &tslab[i]
 		ts.spec, ts.id = t, i
-		k, ok := kernelIdx[t.Name]
-		if !ok {
-			k = len(s.kernelNames)
-			kernelIdx[t.Name] = k
-			s.kernelNames = append(s.kernelNames, t.Name)
+		// Tasks mostly come in runs of one kernel, whose names share one
+		// string (compared by pointer here); a few names are found faster
+		// by comparing than by hashing.
+		k := -1
+		if prevK < len(s.kernelNames) && sameString(s.kernelNames[prevK], t.Name) {
+			k = prevK
+		} else if kernelIdx == nil {
+			for j, name := range s.kernelNames {
+				if name == t.Name {
+					k = j
+					break
+				}
+			}
+		} else if j, ok := kernelIdx[t.Name]; ok {
+			k = j
 		}
+		if k < 0 {
+			k = len(s.kernelNames)
+			s.kernelNames = append(s.kernelNames, t.Name)
+			if kernelIdx != nil {
+				kernelIdx[t.Name] = k
+			} else if len(s.kernelNames) > 8 {
+				kernelIdx = make(map[string]int, 2*len(s.kernelNames))
+				for j, name := range s.kernelNames {
+					kernelIdx[name] = j
+				}
+			}
+		}
+		prevK = k
 		ts.kernel, ts.prio, ts.syncGPU = int32(k), t.Priority, t.SyncGPU
 		b0 := len(bbuf)
 		for _, a := range t.Buffers {
@@ -474,12 +521,13 @@ func (s *Simulator) buildGraph() error {
 			bbuf = append(bbuf, taskBuf{s.handles[a.Handle], a.Mode})
 		}
 		ts.bufs = bbuf[b0:len(bbuf):len(bbuf)]
-		if err := s.checkFits(ts); err != nil {
+		if err := s.checkFits(ts, minCap); err != nil {
 			return err
 		}
 		if t.Pinned && (t.Worker < 0 || t.Worker >= len(s.workers)) {
 			return fmt.Errorf("task %d (%s) is pinned to worker %d; there are %d workers", i, t.Name, t.Worker, len(s.workers))
 		}
+		fresh := true // stats not yet checked runnable
 		if t.Pinned || t.FixedUS > 0 {
 			if cap(kslab)-len(kslab) < nw {
 				kslab = make([]*KernelStats, 0, nw*1024)
@@ -495,8 +543,10 @@ func (s *Simulator) buildGraph() error {
 			for len(last) <= k {
 				last = append(last, statsEntry{})
 			}
+			// Shared entries found were checked when made: an entry that
+			// runs nowhere stops the build at its first task.
 			if c := last[k]; c.stats != nil && c.key == key {
-				ts.stats = c.stats
+				ts.stats, fresh = c.stats, false
 			} else {
 				st, ok := shared[key]
 				if !ok {
@@ -504,13 +554,13 @@ func (s *Simulator) buildGraph() error {
 					s.fillStats(st, t)
 					shared[key] = st
 				}
-				ts.stats = st
+				ts.stats, fresh = st, !ok
 				last[k] = statsEntry{key, st}
 			}
 		}
-		runnable := false
-		for _, st := range ts.stats {
-			runnable = runnable || st != nil
+		runnable := !fresh
+		for j := 0; !runnable && j < len(ts.stats); j++ {
+			runnable = ts.stats[j] != nil
 		}
 		if !runnable {
 			return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs", i, t.Name, t.Model, t.Footprint)
@@ -521,6 +571,12 @@ func (s *Simulator) buildGraph() error {
 		w.perKernel = make([]int, len(s.kernelNames))
 	}
 	return nil
+}
+
+// sameString reports whether a and b are one string (same bytes in memory):
+// a quick test of equality that may miss equal copies.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // depGraph is the dependency graph of a graph's tasks (see deps).
@@ -551,7 +607,15 @@ func deps(g *Graph) *depGraph {
 	for i := range lastWriter {
 		lastWriter[i] = -1
 	}
-	readers := make([][]int32, nh)
+	// The readers of each handle since its last write: a list, in the
+	// order they read it, through one slab (slices per handle would grow
+	// again and again). head and tail are -1 when the list is empty.
+	type reader struct{ task, next int32 }
+	readers := make([]reader, 0, nbuf)
+	head, tail := make([]int32, nh), make([]int32, nh)
+	for i := range head {
+		head[i] = -1
+	}
 	d := &depGraph{ids: make([]int32, 0, nbuf), off: make([]int32, n+1), npending: make([]int32, n)}
 	nsucc := make([]int32, n+1)
 	for i := range g.Tasks {
@@ -583,12 +647,19 @@ func deps(g *Graph) *depGraph {
 			}
 			add(lastWriter[id])
 			if a.Mode&W != 0 {
-				for _, r := range readers[id] {
-					add(r)
+				for r := head[id]; r >= 0; r = readers[r].next {
+					add(readers[r].task)
 				}
-				lastWriter[id], readers[id] = int32(i), readers[id][:0]
+				lastWriter[id], head[id] = int32(i), -1
 			} else {
-				readers[id] = append(readers[id], int32(i))
+				r := int32(len(readers))
+				readers = append(readers, reader{int32(i), -1})
+				if head[id] < 0 {
+					head[id] = r
+				} else {
+					readers[tail[id]].next = r
+				}
+				tail[id] = r
 			}
 		}
 		for _, hid := range t.WontUse {
@@ -623,12 +694,8 @@ func deps(g *Graph) *depGraph {
 
 // attachDeps gives the tasks built by buildGraph their dependencies.
 func (s *Simulator) attachDeps(d *depGraph) {
-	all := make([]*TaskState, len(d.ids))
-	for j, p := range d.ids {
-		all[j] = s.tasks[p]
-	}
 	for i, t := range s.tasks {
-		t.preds = all[d.off[i]:d.off[i+1]:d.off[i+1]]
+		t.preds = d.ids[d.off[i]:d.off[i+1]:d.off[i+1]]
 	}
 	s.npending, s.succOff, s.succ = d.npending, d.succOff, d.succ
 	for _, w := range d.wontUseAfter {
@@ -931,8 +998,8 @@ func (s *Simulator) startKernel(w *Worker) {
 	s.updateState(w)
 	now := s.eng.NowS()
 	if s.opts.Check {
-		for _, p := range t.preds {
-			if !p.done {
+		for _, id := range t.preds {
+			if p := s.tasks[id]; !p.done {
 				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.id, t.spec.Name, p.id, p.spec.Name))
 			}
 		}

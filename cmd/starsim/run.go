@@ -10,8 +10,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -244,9 +244,11 @@ func collectLater() {
 	if gcPercent == gcNotPaused || gcPercent < 0 || gcLimit >= 0 {
 		return // not paused, turned off by GOGC, or already limited
 	}
-	var ms goruntime.MemStats
-	goruntime.ReadMemStats(&ms)
-	inUse := int64(ms.Sys - ms.HeapReleased)
+	// runtime/metrics, unlike ReadMemStats, does not stop the world (which
+	// waits for the goroutines runtime.New leaves running).
+	m := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(m)
+	inUse := int64(m[0].Value.Uint64() - m[1].Value.Uint64())
 	gcLimit = debug.SetMemoryLimit(-1)
 	debug.SetMemoryLimit(min(gcLimit, inUse+inUse/100*int64(gcPercent)))
 }
