@@ -26,6 +26,14 @@ type dmda struct {
 	alpha, beta, gamma, idlePowerW float64
 	w                              []*dmWorker
 	cands                          []dmCand // scratch of Push
+	// penUS[n] is the transfer penalty of the task being pushed on memory
+	// node n, valid when penPush[n] == npush: workers sharing a node (the
+	// CPU cores on RAM) share it, computed once per push. Only when some
+	// do (sharedNodes): else the cache costs more than it saves.
+	sharedNodes bool
+	penUS       []float64
+	penPush     []uint64
+	npush       uint64
 }
 
 type dmCand struct {
@@ -171,9 +179,13 @@ func (d *dmda) Init(v View) {
 	// StarPU's defaults: STARPU_SCHED_ALPHA=1, BETA=1, GAMMA=1000 (µs per
 	// joule), IDLE_POWER=0.
 	d.alpha, d.beta, d.gamma = 1, 1, 1000
-	for range v.Workers() {
+	nodes := 0
+	for _, w := range v.Workers() {
 		d.w = append(d.w, &dmWorker{expStart: v.NowUS()})
+		nodes = max(nodes, w.Node+1)
 	}
+	d.sharedNodes = nodes < len(d.w)
+	d.penUS, d.penPush = make([]float64, nodes), make([]uint64, nodes)
 }
 
 // level returns the index of the level t goes to, creating it if needed:
@@ -211,6 +223,7 @@ func (d *dmda) queuedBefore(st *dmWorker, t *TaskState) (us float64, after bool)
 }
 
 func (d *dmda) Push(t *TaskState) {
+	d.npush++
 	now := d.v.NowUS()
 	ws := d.v.Workers()
 	cands := d.cands[:0]
@@ -231,7 +244,14 @@ func (d *dmda) Push(t *TaskState) {
 		pen := 0.0
 		end := start + prev + length
 		if d.dataAware {
-			pen = d.v.ExpectedTransferUS(t, w)
+			if !d.sharedNodes {
+				pen = d.v.ExpectedTransferUS(t, w)
+			} else if n := w.Node; d.penPush[n] == d.npush {
+				pen = d.penUS[n] // ExpectedTransferUS depends on w's node only
+			} else {
+				pen = d.v.ExpectedTransferUS(t, w)
+				d.penUS[n], d.penPush[n] = pen, d.npush
+			}
 			end = max(start+prev, now+pen) + length
 		}
 		cands = append(cands, dmCand{w: w, end: end, pen: pen, prev: prev, start: start, length: length})
