@@ -49,10 +49,23 @@ type link struct {
 	bandwidthBps float64
 	latencyS     float64
 	sharing      Sharing
-	routes       []*Route // routes with active flows crossing this link
-	bytes        float64  // bytes carried so far (each crossing counts)
+	group        int32   // its linkGroup
+	bytes        float64 // bytes carried so far (each crossing counts)
 	visit        uint64
 	solverIdx    int
+}
+
+// linkGroup gathers the links that the very same routes cross. Every route
+// joins and leaves the active lists of all its links at once, so such links
+// always have identical lists, in identical order: the group keeps one list
+// for them all, and collect scans it once instead of once per link (a
+// StarPU route crosses 7 to 13 links, most of them shared with the same
+// few routes).
+type linkGroup struct {
+	routes  []*Route // routes with active flows crossing the group's links
+	nlinks  int
+	nroutes int // routes crossing the group, active or not
+	visit   uint64
 }
 
 type linkUse struct {
@@ -69,6 +82,15 @@ type Route struct {
 	uses     []linkUse
 	latencyS float64
 	penalty  float64
+
+	// groups are the linkGroups of the route's links, in order of first
+	// use, as of groupsVer; shared are those that other routes cross too.
+	groups    []int32
+	shared    []int32
+	groupsVer uint64
+	// soloK and soloRate memoize soloRate(r, soloK) (0: none).
+	soloK    int
+	soloRate float64
 
 	active    flowHeap // flows in their sharing phase, by target
 	rateBps   float64  // current rate of each active flow
@@ -131,10 +153,18 @@ type Network struct {
 	opts    NetworkOptions
 	links   []link
 	nroutes int
+	// groups partition the links (see linkGroup); unused is the group of
+	// the links no route crosses yet (-1: none); groupsVer counts splits.
+	groups    []linkGroup
+	unused    int32
+	groupsVer uint64
+	groupCnt  []int   // scratch of splitGroups
+	touched   []int32 // scratch of splitGroups
 
 	dirty        []*Route
-	solvePending bool // a solve is queued for the current instant
-	visit        uint64
+	solvePending bool   // a solve is queued for the current instant
+	visit        uint64 // marks routes and groups reached in a solve
+	lvisit       uint64 // marks links listed by componentLinks
 
 	// Event actions bound once, so hot paths post without allocating.
 	solveCall    func(int)
@@ -162,7 +192,7 @@ type Network struct {
 
 // NewNetwork returns an empty network driven by eng.
 func NewNetwork(eng *Engine, opts NetworkOptions) *Network {
-	n := &Network{eng: eng, opts: opts}
+	n := &Network{eng: eng, opts: opts, unused: -1}
 	n.solveCall = func(int) { n.solve() }
 	n.activateCall = func(f any) { n.activate(f.(*Flow)) }
 	return n
@@ -176,7 +206,12 @@ func (n *Network) AddLink(name string, bandwidthBps, latencyS float64, sharing S
 	if !(latencyS >= 0) || math.IsInf(latencyS, 0) {
 		return 0, fmt.Errorf("link %q: latency must be a finite number of seconds >= 0, got %v", name, latencyS)
 	}
-	n.links = append(n.links, link{name: name, bandwidthBps: bandwidthBps, latencyS: latencyS, sharing: sharing})
+	if n.unused < 0 {
+		n.unused = int32(len(n.groups))
+		n.groups = append(n.groups, linkGroup{})
+	}
+	n.groups[n.unused].nlinks++
+	n.links = append(n.links, link{name: name, bandwidthBps: bandwidthBps, latencyS: latencyS, sharing: sharing, group: n.unused})
 	return LinkID(len(n.links) - 1), nil
 }
 
@@ -217,7 +252,75 @@ func (n *Network) NewRoute(links []LinkID) (*Route, error) {
 	if r.penalty == 0 || n.opts.PlainMaxMin {
 		r.penalty = 1
 	}
+	n.splitGroups(r)
 	return r, nil
+}
+
+// splitGroups refines the link groups for a new route r: a group that r
+// crosses only in part splits in two, the part r crosses inheriting the
+// group's active list (r has no flows yet).
+func (n *Network) splitGroups(r *Route) {
+	if cap(n.groupCnt) < len(n.groups) {
+		n.groupCnt = make([]int, len(n.groups), 2*len(n.groups))
+	}
+	cnt := n.groupCnt[:len(n.groups)] // all 0
+	n.touched = n.touched[:0]
+	for _, u := range r.uses {
+		g := n.links[u.link].group
+		if cnt[g] == 0 {
+			n.touched = append(n.touched, g)
+		}
+		cnt[g]++
+	}
+	for _, g := range n.touched {
+		c := cnt[g]
+		cnt[g] = 0
+		if c == n.groups[g].nlinks && g != n.unused {
+			n.groups[g].nroutes++
+			continue
+		}
+		ng := int32(len(n.groups))
+		n.groups = append(n.groups, linkGroup{
+			routes:  append([]*Route(nil), n.groups[g].routes...),
+			nlinks:  c,
+			nroutes: n.groups[g].nroutes + 1,
+		})
+		n.groups[g].nlinks -= c
+		if g == n.unused && n.groups[g].nlinks == 0 {
+			n.unused = -1
+		}
+		for _, v := range r.uses {
+			if n.links[v.link].group == g {
+				n.links[v.link].group = ng
+			}
+		}
+	}
+	n.groupsVer++
+}
+
+// routeGroups brings r.groups and r.shared up to date with the groups.
+func (n *Network) routeGroups(r *Route) {
+	if r.groupsVer == n.groupsVer {
+		return
+	}
+	r.groups, r.shared = r.groups[:0], r.shared[:0]
+	for _, u := range r.uses {
+		g := n.links[u.link].group
+		seen := false
+		for _, h := range r.groups {
+			if h == g {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			r.groups = append(r.groups, g)
+			if n.groups[g].nroutes > 1 {
+				r.shared = append(r.shared, g)
+			}
+		}
+	}
+	r.groupsVer = n.groupsVer
 }
 
 // Send issues a flow of bytes (>= 0) on route r now; onDone (may be nil) runs
@@ -280,9 +383,10 @@ func (n *Network) activate(f *Flow) {
 	heap.Push(&r.active, f)
 	n.nactive++
 	if len(r.active) == 1 {
-		for _, u := range r.uses {
-			l := &n.links[u.link]
-			l.routes = append(l.routes, r)
+		n.routeGroups(r)
+		for _, g := range r.groups {
+			grp := &n.groups[g]
+			grp.routes = append(grp.routes, r)
 		}
 	}
 	n.markDirty(r)
@@ -355,13 +459,15 @@ func (n *Network) routeDone(r *Route) {
 	n.finished = finished[:0]
 	if len(r.active) == 0 {
 		r.rateBps = 0
-		for _, u := range r.uses {
-			l := &n.links[u.link]
-			for i, x := range l.routes {
+		n.routeGroups(r)
+		for _, g := range r.groups {
+			grp := &n.groups[g]
+			for i, x := range grp.routes {
 				if x == r {
-					last := len(l.routes) - 1
-					l.routes[i] = l.routes[last]
-					l.routes = l.routes[:last]
+					last := len(grp.routes) - 1
+					grp.routes[i] = grp.routes[last]
+					grp.routes[last] = nil
+					grp.routes = grp.routes[:last]
 					break
 				}
 			}
@@ -389,27 +495,51 @@ func (n *Network) solve() {
 	n.dirty = n.dirty[:0]
 }
 
-// collect gathers r0's component into compR/compL by breadth-first search.
+// collect gathers r0's routes into compR by breadth-first search: routes
+// in the order they are reached, scanning each route's links in order, and
+// each link's active routes in list order. A group's links all lead to the
+// same routes, so only a route's first link of each group is scanned; the
+// links of a group only it crosses lead nowhere else. compR's order fixes
+// the solver's variable and constraint order (see componentLinks) and the
+// order in which solveComponent reschedules routes.
 func (n *Network) collect(r0 *Route) {
 	n.compR = append(n.compR[:0], r0)
-	n.compL = n.compL[:0]
 	r0.visit = n.visit
 	for i := 0; i < len(n.compR); i++ {
 		r := n.compR[i]
+		n.routeGroups(r)
 		// A route that just lost its last flow still leads to the routes
 		// that now share its links' freed bandwidth.
-		for _, u := range r.uses {
-			l := &n.links[u.link]
-			if l.visit == n.visit {
+		for _, g := range r.shared {
+			grp := &n.groups[g]
+			if grp.visit == n.visit {
 				continue
 			}
-			l.visit = n.visit
-			n.compL = append(n.compL, u.link)
-			for _, r2 := range l.routes {
+			grp.visit = n.visit
+			for _, r2 := range grp.routes {
 				if r2.visit != n.visit {
 					r2.visit = n.visit
 					n.compR = append(n.compR, r2)
 				}
+			}
+		}
+	}
+}
+
+// componentLinks sets compL to the links of the component's routes, each
+// once, in order of first use along compR: the order in which a
+// breadth-first search over links would reach them. Only the solver and
+// checkComponent need it. A link that an earlier component of the same
+// solve crossed may be listed; no route with flows crosses it here, and a
+// constraint without variables changes no rate.
+func (n *Network) componentLinks() {
+	n.lvisit++
+	n.compL = n.compL[:0]
+	for _, r := range n.compR {
+		for _, u := range r.uses {
+			if l := &n.links[u.link]; l.visit != n.lvisit {
+				l.visit = n.lvisit
+				n.compL = append(n.compL, u.link)
 			}
 		}
 	}
@@ -490,6 +620,7 @@ func (n *Network) solveMaxMin() {
 	if rates, ok := n.solved[string(n.key)]; ok {
 		n.rates = append(n.rates[:0], rates...)
 	} else {
+		n.componentLinks()
 		n.solveTables()
 		if len(n.solved) < maxSolved {
 			if n.solved == nil {
@@ -512,14 +643,12 @@ func (n *Network) solveMaxMin() {
 const maxSolved = 1 << 14
 
 // solvedKey encodes into n.key everything the solver's input depends on:
-// the component's links and routes in their order, and each route's flow
-// count (capacities, sharing policies and penalties are fixed once added).
-// Equal keys give equal tables, hence bit-identical rates.
+// the component's routes in their order, and each route's flow count (the
+// links follow from the routes, see componentLinks; capacities, sharing
+// policies and penalties are fixed once added). Equal keys give equal
+// tables, hence bit-identical rates.
 func (n *Network) solvedKey() {
-	b := binary.AppendUvarint(n.key[:0], uint64(len(n.compL)))
-	for _, l := range n.compL {
-		b = binary.AppendUvarint(b, uint64(l))
-	}
+	b := n.key[:0]
 	for _, r := range n.compR {
 		b = binary.AppendUvarint(b, uint64(r.id))
 		b = binary.AppendUvarint(b, uint64(len(r.active)))
@@ -609,7 +738,8 @@ func (n *Network) Stats() (solves uint64) { return n.nsolves }
 // it has the largest rate·penalty (weighted max-min optimality).
 func (n *Network) checkComponent() error {
 	const tol = 1e-9
-	// solveComponent's fast path does not number the links; do it here.
+	// solveComponent's fast paths neither list nor number the links.
+	n.componentLinks()
 	for i, li := range n.compL {
 		n.links[li].solverIdx = i
 	}
@@ -647,7 +777,7 @@ func (n *Network) checkComponent() error {
 				continue
 			}
 			top := true
-			for _, r2 := range l.routes {
+			for _, r2 := range n.groups[l.group].routes {
 				if r2.rateBps*r2.penalty > r.rateBps*r.penalty*(1+tol) {
 					top = false
 					break
