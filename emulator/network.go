@@ -88,9 +88,6 @@ type Route struct {
 	groups    []int32
 	shared    []int32
 	groupsVer uint64
-	// soloK and soloRate memoize soloRate(r, soloK) (0: none).
-	soloK    int
-	soloRate float64
 
 	active    flowHeap // flows in their sharing phase, by target
 	rateBps   float64  // current rate of each active flow
@@ -179,11 +176,13 @@ type Network struct {
 	rates  []float64
 	compR  []*Route
 	// solved maps a component (solvedKey, kept in key) to the rates the
-	// solver gave it.
-	solved  map[string][]float64
-	key     []byte
-	compL   []LinkID
-	elemBuf []maxmin.Elem
+	// solver gave it; solvedSmall does for components of a few routes,
+	// keyed without encoding (smallKey).
+	solved      map[string][]float64
+	solvedSmall map[uint64][]float64
+	key         []byte
+	compL       []LinkID
+	elemBuf     []maxmin.Elem
 
 	nsolves uint64
 	nactive int
@@ -616,17 +615,31 @@ func (n *Network) solveComponent() {
 // solvedKey): the same few configurations of a platform's routes recur
 // throughout a run.
 func (n *Network) solveMaxMin() {
-	n.solvedKey()
-	if rates, ok := n.solved[string(n.key)]; ok {
-		n.rates = append(n.rates[:0], rates...)
-	} else {
-		n.componentLinks()
-		n.solveTables()
-		if len(n.solved) < maxSolved {
-			if n.solved == nil {
-				n.solved = map[string][]float64{}
+	if sk, ok := n.smallKey(); ok {
+		if rates, ok := n.solvedSmall[sk]; ok {
+			n.rates = append(n.rates[:0], rates...)
+		} else {
+			n.componentLinks()
+			n.solveTables()
+			if len(n.solvedSmall) < maxSolved {
+				if n.solvedSmall == nil {
+					n.solvedSmall = map[uint64][]float64{}
+				}
+				n.solvedSmall[sk] = append([]float64(nil), n.rates...)
 			}
-			n.solved[string(n.key)] = append([]float64(nil), n.rates...)
+		}
+	} else if n.solvedKey(); true {
+		if rates, ok := n.solved[string(n.key)]; ok {
+			n.rates = append(n.rates[:0], rates...)
+		} else {
+			n.componentLinks()
+			n.solveTables()
+			if len(n.solved) < maxSolved {
+				if n.solved == nil {
+					n.solved = map[string][]float64{}
+				}
+				n.solved[string(n.key)] = append([]float64(nil), n.rates...)
+			}
 		}
 	}
 	i := 0
@@ -641,6 +654,23 @@ func (n *Network) solveMaxMin() {
 
 // maxSolved bounds the solutions solveMaxMin keeps.
 const maxSolved = 1 << 14
+
+// smallKey packs solvedKey's information for the usual component, of at
+// most 4 routes with small ids and flow counts, into an integer: 16 bits a
+// route, (id+1)<<8 | flow count, the first route lowest. It returns ok =
+// false for a component that does not fit.
+func (n *Network) smallKey() (k uint64, ok bool) {
+	if len(n.compR) > 4 {
+		return 0, false
+	}
+	for i, r := range n.compR {
+		if r.id >= 1<<8-1 || len(r.active) >= 1<<8 {
+			return 0, false
+		}
+		k |= (uint64(r.id+1)<<8 | uint64(len(r.active))) << (16 * i)
+	}
+	return k, true
+}
 
 // solvedKey encodes into n.key everything the solver's input depends on:
 // the component's routes in their order, and each route's flow count (the
