@@ -88,6 +88,9 @@ type Route struct {
 	groups    []int32
 	shared    []int32
 	groupsVer uint64
+	// soloBps memoizes soloRate(r, soloK) (soloK 0: none).
+	soloK   int
+	soloBps float64
 
 	active    flowHeap // flows in their sharing phase, by target
 	rateBps   float64  // current rate of each active flow
@@ -736,6 +739,9 @@ func (n *Network) solveTables() {
 // is +Inf. It returns ok = false for a penalty that underflows to 0:
 // solveComponent then leaves it to the solver, which rejects it as before.
 func (n *Network) soloRate(r *Route, k int) (rate float64, ok bool) {
+	if r.soloK == k {
+		return r.soloBps, true
+	}
 	pen := r.penalty / float64(k)
 	if !(pen > 0) {
 		return 0, false
@@ -755,9 +761,12 @@ func (n *Network) soloRate(r *Route, k int) (rate float64, ok bool) {
 		// The solver never fixes the variable (its levels are all +Inf,
 		// e.g. an infinite penalty): it keeps its initial +Inf, where
 		// minLevel/pen could be NaN.
-		return minLevel, true
+		rate = minLevel
+	} else {
+		rate = minLevel / pen
 	}
-	return minLevel / pen, true
+	r.soloK, r.soloBps = k, rate
+	return rate, true
 }
 
 // Stats returns the number of component solves so far.
