@@ -62,10 +62,10 @@ type link struct {
 // StarPU route crosses 7 to 13 links, most of them shared with the same
 // few routes).
 type linkGroup struct {
-	routes  []*Route // routes with active flows crossing the group's links
-	nlinks  int
-	nroutes int // routes crossing the group, active or not
-	visit   uint64
+	routes   []*Route // routes with active flows crossing the group's links
+	nlinks   int
+	crossers []uint64 // bit set of the ids of the routes crossing the group
+	visit    uint64
 }
 
 type linkUse struct {
@@ -84,7 +84,10 @@ type Route struct {
 	penalty  float64
 
 	// groups are the linkGroups of the route's links, in order of first
-	// use, as of groupsVer; shared are those that other routes cross too.
+	// use, as of groupsVer; shared are those of them through which collect
+	// may reach other routes: each has a crosser (other than the route) that
+	// crosses none of the groups before it. The others' routes, if active,
+	// are reached before them.
 	groups    []int32
 	shared    []int32
 	groupsVer uint64
@@ -158,8 +161,9 @@ type Network struct {
 	groups    []linkGroup
 	unused    int32
 	groupsVer uint64
-	groupCnt  []int   // scratch of splitGroups
-	touched   []int32 // scratch of splitGroups
+	groupCnt  []int    // scratch of splitGroups
+	touched   []int32  // scratch of splitGroups
+	reached   []uint64 // scratch of routeGroups
 
 	dirty        []*Route
 	solvePending bool   // a solve is queued for the current instant
@@ -278,14 +282,14 @@ func (n *Network) splitGroups(r *Route) {
 		c := cnt[g]
 		cnt[g] = 0
 		if c == n.groups[g].nlinks && g != n.unused {
-			n.groups[g].nroutes++
+			n.groups[g].crossers = setBit(n.groups[g].crossers, r.id)
 			continue
 		}
 		ng := int32(len(n.groups))
 		n.groups = append(n.groups, linkGroup{
-			routes:  append([]*Route(nil), n.groups[g].routes...),
-			nlinks:  c,
-			nroutes: n.groups[g].nroutes + 1,
+			routes:   append([]*Route(nil), n.groups[g].routes...),
+			nlinks:   c,
+			crossers: setBit(append([]uint64(nil), n.groups[g].crossers...), r.id),
 		})
 		n.groups[g].nlinks -= c
 		if g == n.unused && n.groups[g].nlinks == 0 {
@@ -306,6 +310,7 @@ func (n *Network) routeGroups(r *Route) {
 		return
 	}
 	r.groups, r.shared = r.groups[:0], r.shared[:0]
+	reached := setBit(n.reached[:0], r.id)
 	for _, u := range r.uses {
 		g := n.links[u.link].group
 		seen := false
@@ -315,14 +320,35 @@ func (n *Network) routeGroups(r *Route) {
 				break
 			}
 		}
-		if !seen {
-			r.groups = append(r.groups, g)
-			if n.groups[g].nroutes > 1 {
-				r.shared = append(r.shared, g)
+		if seen {
+			continue
+		}
+		r.groups = append(r.groups, g)
+		more := false
+		for i, w := range n.groups[g].crossers {
+			if i >= len(reached) {
+				reached = append(reached, 0)
+			}
+			if w&^reached[i] != 0 {
+				more = true
+				reached[i] |= w
 			}
 		}
+		if more {
+			r.shared = append(r.shared, g)
+		}
 	}
+	n.reached = reached
 	r.groupsVer = n.groupsVer
+}
+
+// setBit adds i to the bit set s.
+func setBit(s []uint64, i int) []uint64 {
+	for len(s) <= i/64 {
+		s = append(s, 0)
+	}
+	s[i/64] |= 1 << (i % 64)
+	return s
 }
 
 // Send issues a flow of bytes (>= 0) on route r now; onDone (may be nil) runs
