@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -120,13 +119,12 @@ type Flow struct {
 	// target is the route's sent counter at which the flow is done: a
 	// flow's remaining bytes are target - route.sent, so advancing every
 	// active flow of a route is O(1).
-	target  float64
-	seq     uint64 // issue order: breaks ties between equal flows
-	heapIdx int
-	done    bool
-	pooled  bool // sent by SendRecycled: reused once onDone has returned
-	onDone  func(*Flow)
-	tag     any
+	target float64
+	seq    uint64 // issue order: breaks ties between equal flows
+	done   bool
+	pooled bool // sent by SendRecycled: reused once onDone has returned
+	onDone func(*Flow)
+	tag    any
 }
 
 // Tag is the value given to SendTagged (nil for Send).
@@ -388,7 +386,7 @@ func (n *Network) send(f *Flow, r *Route, bytes float64, onDone func(*Flow), tag
 		panic(fmt.Sprintf("emulator: flow of %v bytes", bytes))
 	}
 	*f = Flow{route: r, bytes: bytes, startS: n.eng.NowS(), finishS: math.NaN(),
-		seq: n.nflows, heapIdx: -1, onDone: onDone, tag: tag}
+		seq: n.nflows, onDone: onDone, tag: tag}
 	n.nflows++
 	// Activation is an event even at zero latency, so onDone never runs
 	// inside Send.
@@ -408,7 +406,7 @@ func (n *Network) activate(f *Flow) {
 		n.rebase(r)
 	}
 	f.target = r.sent + f.bytes
-	heap.Push(&r.active, f)
+	r.active.push(f)
 	n.nactive++
 	if len(r.active) == 1 {
 		n.routeGroups(r)
@@ -477,11 +475,11 @@ func (n *Network) routeDone(r *Route) {
 	n.advance(r)
 	// The head has sent its bytes; flows of the route with exactly as many
 	// bytes left finish with it, in issue order.
-	f := heap.Pop(&r.active).(*Flow)
+	f := r.active.pop()
 	n.nactive--
 	finished := append(n.finished[:0], f)
 	for len(r.active) > 0 && r.active[0].target <= f.target {
-		finished = append(finished, heap.Pop(&r.active).(*Flow))
+		finished = append(finished, r.active.pop())
 		n.nactive--
 	}
 	n.finished = finished[:0]
@@ -861,31 +859,60 @@ func (n *Network) checkComponent() error {
 }
 
 // flowHeap orders a route's active flows by target (remaining bytes), then
-// issue order.
+// issue order: a binary min-heap, typed (container/heap's interface calls
+// cost more than the sifting of a route's few flows). Keys are unique, so
+// the flows come out in the same order whatever the heap's layout.
 type flowHeap []*Flow
 
-func (h flowHeap) Len() int { return len(h) }
-func (h flowHeap) Less(i, j int) bool {
-	if h[i].target != h[j].target {
-		return h[i].target < h[j].target
+func flowLess(a, b *Flow) bool {
+	if a.target != b.target {
+		return a.target < b.target
 	}
-	return h[i].seq < h[j].seq
+	return a.seq < b.seq
 }
-func (h flowHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].heapIdx = i
-	h[j].heapIdx = j
+
+func (h *flowHeap) push(f *Flow) {
+	q := append(*h, f)
+	i := len(q) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !flowLess(f, q[p]) {
+			break
+		}
+		q[i] = q[p]
+		i = p
+	}
+	q[i] = f
+	*h = q
 }
-func (h *flowHeap) Push(x any) {
-	f := x.(*Flow)
-	f.heapIdx = len(*h)
-	*h = append(*h, f)
-}
-func (h *flowHeap) Pop() any {
-	old := *h
-	f := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	f.heapIdx = -1
-	return f
+
+func (h *flowHeap) pop() *Flow {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	f := q[last]
+	q[last] = nil
+	q = q[:last]
+	*h = q
+	if last == 0 {
+		return top
+	}
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= last {
+			break
+		}
+		j := l
+		if r := l + 1; r < last && flowLess(q[r], q[l]) {
+			j = r
+		}
+		if !flowLess(q[j], f) {
+			break
+		}
+		q[i] = q[j]
+		i = j
+	}
+	q[i] = f
+	return top
 }
