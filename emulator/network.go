@@ -87,8 +87,8 @@ type Route struct {
 	// may reach other routes: each has a crosser (other than the route) that
 	// crosses none of the groups before it. The others' routes, if active,
 	// are reached before them.
-	groups    []int32
-	shared    []int32
+	groups    []*linkGroup
+	shared    []*linkGroup
 	groupsVer uint64
 	// soloBps memoizes soloRate(r, soloK) (soloK 0: none).
 	soloK   int
@@ -156,7 +156,7 @@ type Network struct {
 	nroutes int
 	// groups partition the links (see linkGroup); unused is the group of
 	// the links no route crosses yet (-1: none); groupsVer counts splits.
-	groups    []linkGroup
+	groups    []*linkGroup
 	unused    int32
 	groupsVer uint64
 	groupCnt  []int    // scratch of splitGroups
@@ -212,7 +212,7 @@ func (n *Network) AddLink(name string, bandwidthBps, latencyS float64, sharing S
 	}
 	if n.unused < 0 {
 		n.unused = int32(len(n.groups))
-		n.groups = append(n.groups, linkGroup{})
+		n.groups = append(n.groups, &linkGroup{})
 	}
 	n.groups[n.unused].nlinks++
 	n.links = append(n.links, link{name: name, bandwidthBps: bandwidthBps, latencyS: latencyS, sharing: sharing, group: n.unused})
@@ -284,7 +284,7 @@ func (n *Network) splitGroups(r *Route) {
 			continue
 		}
 		ng := int32(len(n.groups))
-		n.groups = append(n.groups, linkGroup{
+		n.groups = append(n.groups, &linkGroup{
 			routes:   append([]*Route(nil), n.groups[g].routes...),
 			nlinks:   c,
 			crossers: setBit(append([]uint64(nil), n.groups[g].crossers...), r.id),
@@ -310,7 +310,7 @@ func (n *Network) routeGroups(r *Route) {
 	r.groups, r.shared = r.groups[:0], r.shared[:0]
 	reached := setBit(n.reached[:0], r.id)
 	for _, u := range r.uses {
-		g := n.links[u.link].group
+		g := n.groups[n.links[u.link].group]
 		seen := false
 		for _, h := range r.groups {
 			if h == g {
@@ -323,7 +323,7 @@ func (n *Network) routeGroups(r *Route) {
 		}
 		r.groups = append(r.groups, g)
 		more := false
-		for i, w := range n.groups[g].crossers {
+		for i, w := range g.crossers {
 			if i >= len(reached) {
 				reached = append(reached, 0)
 			}
@@ -410,8 +410,7 @@ func (n *Network) activate(f *Flow) {
 	n.nactive++
 	if len(r.active) == 1 {
 		n.routeGroups(r)
-		for _, g := range r.groups {
-			grp := &n.groups[g]
+		for _, grp := range r.groups {
 			grp.routes = append(grp.routes, r)
 		}
 	}
@@ -486,8 +485,7 @@ func (n *Network) routeDone(r *Route) {
 	if len(r.active) == 0 {
 		r.rateBps = 0
 		n.routeGroups(r)
-		for _, g := range r.groups {
-			grp := &n.groups[g]
+		for _, grp := range r.groups {
 			for i, x := range grp.routes {
 				if x == r {
 					last := len(grp.routes) - 1
@@ -536,8 +534,7 @@ func (n *Network) collect(r0 *Route) {
 		n.routeGroups(r)
 		// A route that just lost its last flow still leads to the routes
 		// that now share its links' freed bandwidth.
-		for _, g := range r.shared {
-			grp := &n.groups[g]
+		for _, grp := range r.shared {
 			if grp.visit == n.visit {
 				continue
 			}
