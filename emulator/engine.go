@@ -246,8 +246,8 @@ func (e *Engine) RunUntil(endS float64) {
 			break
 		}
 		e.nowS = ev.timeS
-		for _, h := range e.hooks {
-			h.BeforeEvent(e.nowS, ev)
+		if len(e.hooks) != 0 {
+			e.before(ev)
 		}
 		e.nrun++
 		switch {
@@ -258,8 +258,8 @@ func (e *Engine) RunUntil(endS float64) {
 		default:
 			ev.callO(ev.obj)
 		}
-		for _, h := range e.hooks {
-			h.AfterEvent(e.nowS, ev)
+		if len(e.hooks) != 0 {
+			e.after(ev)
 		}
 		if ev.pooled {
 			ev.action, ev.call, ev.callO, ev.obj = nil, nil, nil, nil
@@ -268,6 +268,20 @@ func (e *Engine) RunUntil(endS float64) {
 	}
 	if !e.halted && !math.IsInf(endS, 1) && endS > e.nowS {
 		e.nowS = endS
+	}
+}
+
+// before and after call the hooks around ev, out of RunUntil's loop: most
+// runs have none.
+func (e *Engine) before(ev *Event) {
+	for _, h := range e.hooks {
+		h.BeforeEvent(e.nowS, ev)
+	}
+}
+
+func (e *Engine) after(ev *Event) {
+	for _, h := range e.hooks {
+		h.AfterEvent(e.nowS, ev)
 	}
 }
 
