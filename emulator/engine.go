@@ -97,7 +97,10 @@ func (e *Engine) Schedule(atS float64, action func()) *Event {
 // Post queues action at atS like Schedule, for callers that never cancel or
 // reschedule it: its event is recycled once run, sparing an allocation.
 func (e *Engine) Post(atS float64, action func()) {
-	ev := e.pooled(atS)
+	ev := e.recycled(atS)
+	if ev == nil {
+		ev = e.pooled(atS)
+	}
 	ev.action = action
 	e.post(ev)
 }
@@ -106,7 +109,10 @@ func (e *Engine) Post(atS float64, action func()) {
 // method value kept in a field) and pass what varies as arg, so posting an
 // event allocates nothing, where a closure per event would.
 func (e *Engine) PostCall(atS float64, call func(int), arg int) {
-	ev := e.pooled(atS)
+	ev := e.recycled(atS)
+	if ev == nil {
+		ev = e.pooled(atS)
+	}
 	ev.call, ev.arg = call, arg
 	e.post(ev)
 }
@@ -114,7 +120,10 @@ func (e *Engine) PostCall(atS float64, call func(int), arg int) {
 // PostObj queues callO(obj) at atS like PostCall, for actions keyed by a
 // pointer: a pointer held in an interface costs no allocation either.
 func (e *Engine) PostObj(atS float64, callO func(any), obj any) {
-	ev := e.pooled(atS)
+	ev := e.recycled(atS)
+	if ev == nil {
+		ev = e.pooled(atS)
+	}
 	ev.callO, ev.obj = callO, obj
 	e.post(ev)
 }
@@ -122,6 +131,21 @@ func (e *Engine) PostObj(atS float64, callO func(any), obj any) {
 // PostObjAfter is PostObj delayS seconds from now.
 func (e *Engine) PostObjAfter(delayS float64, callO func(any), obj any) {
 	e.PostObj(e.nowS+delayS, callO, obj)
+}
+
+// recycled is pooled's common case, small enough to inline: a recycled
+// event for time atS with the next sequence number, or nil when the free
+// list is empty or atS is invalid (pooled then handles it).
+func (e *Engine) recycled(atS float64) *Event {
+	n := len(e.free) - 1
+	if n < 0 || !(atS >= e.nowS) {
+		return nil
+	}
+	ev := e.free[n]
+	e.free = e.free[:n]
+	ev.timeS, ev.seq = atS, e.seq
+	e.seq++
+	return ev
 }
 
 // pooled returns a recycled (or new) pooled event for time atS with the
