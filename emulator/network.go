@@ -304,9 +304,13 @@ func (n *Network) splitGroups(r *Route) {
 
 // routeGroups brings r.groups and r.shared up to date with the groups.
 func (n *Network) routeGroups(r *Route) {
-	if r.groupsVer == n.groupsVer {
-		return
+	if r.groupsVer != n.groupsVer {
+		n.regroup(r)
 	}
+}
+
+// regroup is routeGroups' work, when groups have split since r's lists.
+func (n *Network) regroup(r *Route) {
 	r.groups, r.shared = r.groups[:0], r.shared[:0]
 	reached := setBit(n.reached[:0], r.id)
 	for _, u := range r.uses {
