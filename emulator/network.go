@@ -643,30 +643,28 @@ func (n *Network) solveComponent() {
 // solvedKey): the same few configurations of a platform's routes recur
 // throughout a run.
 func (n *Network) solveMaxMin() {
+	var rates []float64
 	if sk, ok := n.smallKey(); ok {
-		if rates, ok := n.solvedSmall[sk]; ok {
-			n.rates = append(n.rates[:0], rates...)
-		} else {
-			n.componentLinks()
-			n.solveTables()
+		var hit bool
+		if rates, hit = n.solvedSmall[sk]; !hit {
+			rates = n.solveFresh()
 			if len(n.solvedSmall) < maxSolved {
 				if n.solvedSmall == nil {
 					n.solvedSmall = map[uint64][]float64{}
 				}
-				n.solvedSmall[sk] = append([]float64(nil), n.rates...)
+				n.solvedSmall[sk] = rates
 			}
 		}
-	} else if n.solvedKey(); true {
-		if rates, ok := n.solved[string(n.key)]; ok {
-			n.rates = append(n.rates[:0], rates...)
-		} else {
-			n.componentLinks()
-			n.solveTables()
+	} else {
+		n.solvedKey()
+		var hit bool
+		if rates, hit = n.solved[string(n.key)]; !hit {
+			rates = n.solveFresh()
 			if len(n.solved) < maxSolved {
 				if n.solved == nil {
 					n.solved = map[string][]float64{}
 				}
-				n.solved[string(n.key)] = append([]float64(nil), n.rates...)
+				n.solved[string(n.key)] = rates
 			}
 		}
 	}
@@ -674,10 +672,18 @@ func (n *Network) solveMaxMin() {
 	for _, r := range n.compR {
 		if k := len(r.active); k > 0 {
 			r.solverIdx = i
-			r.rateBps = n.rates[i] / float64(k)
+			r.rateBps = rates[i] / float64(k)
 			i++
 		}
 	}
+}
+
+// solveFresh runs the solver on the component and returns a copy of the
+// rates it gives (n.rates holds them too).
+func (n *Network) solveFresh() []float64 {
+	n.componentLinks()
+	n.solveTables()
+	return append([]float64(nil), n.rates...)
 }
 
 // maxSolved bounds the solutions solveMaxMin keeps.
