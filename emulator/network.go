@@ -525,11 +525,12 @@ func (n *Network) solve() {
 
 // collect gathers r0's routes into compR by breadth-first search: routes
 // in the order they are reached, scanning each route's links in order, and
-// each link's active routes in list order. A group's links all lead to the
-// same routes, so only a route's first link of each group is scanned; the
-// links of a group only it crosses lead nowhere else. compR's order fixes
-// the solver's variable and constraint order (see componentLinks) and the
-// order in which solveComponent reschedules routes.
+// each link's active routes in list order. It scans groups, not links: a
+// group's links all lead to the same routes, and a route's groups outside
+// its shared list lead to none that its earlier groups have not reached
+// (see Route.shared). compR's order fixes the solver's variable and
+// constraint order (see componentLinks) and the order in which
+// solveComponent reschedules routes.
 func (n *Network) collect(r0 *Route) {
 	n.compR = append(n.compR[:0], r0)
 	r0.visit = n.visit
