@@ -194,8 +194,8 @@ func (e *Engine) After(delayS float64, action func()) *Event {
 func (e *Engine) Reschedule(ev *Event, atS float64) {
 	e.checkTime(atS)
 	inHeap := ev.index >= 0
-	if !inHeap {
-		e.Cancel(ev)
+	if ev.index == nextIndex { // Cancel's only work on an event out of the heap
+		e.next, ev.index = nil, -1
 	}
 	ev.timeS = atS
 	ev.seq = e.seq
