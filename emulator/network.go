@@ -653,7 +653,7 @@ func (n *Network) solveMaxMin() {
 				if n.solvedSmall == nil {
 					n.solvedSmall = map[uint64][]float64{}
 				}
-				n.solvedSmall[sk] = rates
+				n.solvedSmall[sk] = append([]float64(nil), rates...)
 			}
 		}
 	} else {
@@ -665,7 +665,7 @@ func (n *Network) solveMaxMin() {
 				if n.solved == nil {
 					n.solved = map[string][]float64{}
 				}
-				n.solved[string(n.key)] = rates
+				n.solved[string(n.key)] = append([]float64(nil), rates...)
 			}
 		}
 	}
@@ -679,12 +679,12 @@ func (n *Network) solveMaxMin() {
 	}
 }
 
-// solveFresh runs the solver on the component and returns a copy of the
-// rates it gives (n.rates holds them too).
+// solveFresh runs the solver on the component and returns the rates it
+// gives (n.rates, overwritten by the next solve).
 func (n *Network) solveFresh() []float64 {
 	n.componentLinks()
 	n.solveTables()
-	return append([]float64(nil), n.rates...)
+	return n.rates
 }
 
 // maxSolved bounds the solutions solveMaxMin keeps.
