@@ -41,7 +41,15 @@ type NetworkOptions struct {
 	// noSolo makes every solve use maxmin.Solver, skipping soloRate: tests
 	// compare the two.
 	noSolo bool
+	// search forces solve's component search: searchLinks (collectLinks)
+	// or searchGroups (collect); zero chooses by load. Tests compare them.
+	search int8
 }
+
+const (
+	searchLinks int8 = 1 + iota
+	searchGroups
+)
 
 type link struct {
 	name         string
@@ -191,7 +199,11 @@ type Network struct {
 
 	nsolves uint64
 	nactive int
-	nflows  uint64
+	// nbusy counts the routes with active flows; compLReady says that the
+	// search gives compL (collectLinks) in the solve under way.
+	nbusy      int
+	compLReady bool
+	nflows     uint64
 }
 
 // NewNetwork returns an empty network driven by eng.
@@ -413,6 +425,7 @@ func (n *Network) activate(f *Flow) {
 	r.active.push(f)
 	n.nactive++
 	if len(r.active) == 1 {
+		n.nbusy++
 		n.routeGroups(r)
 		for _, grp := range r.groups {
 			grp.routes = append(grp.routes, r)
@@ -488,6 +501,7 @@ func (n *Network) routeDone(r *Route) {
 	n.finished = finished[:0]
 	if len(r.active) == 0 {
 		r.rateBps = 0
+		n.nbusy--
 		n.routeGroups(r)
 		for _, grp := range r.groups {
 			for i, x := range grp.routes {
@@ -512,15 +526,25 @@ func (n *Network) routeDone(r *Route) {
 func (n *Network) solve() {
 	n.solvePending = false
 	n.visit++
+	byLinks := n.nbusy > linkSearchRoutes
+	if n.opts.search != 0 {
+		byLinks = n.opts.search == searchLinks
+	}
+	n.compLReady = byLinks
 	for _, r0 := range n.dirty {
 		r0.dirty = false
 		if r0.visit == n.visit {
 			continue
 		}
-		n.collect(r0)
+		if byLinks {
+			n.collectLinks(r0)
+		} else {
+			n.collect(r0)
+		}
 		n.solveComponent()
 	}
 	n.dirty = n.dirty[:0]
+	n.compLReady = false
 }
 
 // collect gathers r0's routes into compR by breadth-first search: routes
@@ -554,6 +578,38 @@ func (n *Network) collect(r0 *Route) {
 	}
 }
 
+// linkSearchRoutes is the number of routes with flows above which solve
+// searches components link by link (collectLinks): components are then
+// large, their flow counts vary, and most solves miss the rates cache and
+// need compL.
+const linkSearchRoutes = 16
+
+// collectLinks is collect searching link by link, which lists compL on the
+// way; compR comes out the same (a link's active routes are its group's).
+func (n *Network) collectLinks(r0 *Route) {
+	n.compR = append(n.compR[:0], r0)
+	n.compL = n.compL[:0]
+	n.lvisit++
+	r0.visit = n.visit
+	for i := 0; i < len(n.compR); i++ {
+		r := n.compR[i]
+		for _, u := range r.uses {
+			l := &n.links[u.link]
+			if l.visit == n.lvisit {
+				continue
+			}
+			l.visit = n.lvisit
+			n.compL = append(n.compL, u.link)
+			for _, r2 := range n.groups[l.group].routes {
+				if r2.visit != n.visit {
+					r2.visit = n.visit
+					n.compR = append(n.compR, r2)
+				}
+			}
+		}
+	}
+}
+
 // componentLinks sets compL to the links of the component's routes, each
 // once, in order of first use along compR: the order in which a
 // breadth-first search over links would reach them. Only the solver and
@@ -561,6 +617,9 @@ func (n *Network) collect(r0 *Route) {
 // solve crossed may be listed; no route with flows crosses it here, and a
 // constraint without variables changes no rate.
 func (n *Network) componentLinks() {
+	if n.compLReady {
+		return
+	}
 	n.lvisit++
 	n.compL = n.compL[:0]
 	for _, r := range n.compR {

@@ -475,3 +475,23 @@ func TestRoutesAddedDuringRun(t *testing.T) {
 		}
 	}
 }
+
+// TestComponentSearchesAgree runs random PCI-star scenarios (up to 72
+// routes, bursts of flows) with each component search, link by link
+// (collectLinks) and by link groups (collect): every finish time must be
+// bit-identical.
+func TestComponentSearchesAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 2025))
+	for trial := 0; trial < 100; trial++ {
+		spec := randomPCISpec(rng, 1+rng.IntN(8), 1+rng.IntN(300))
+		check := trial%4 == 0
+		links := runSpec(t, spec, NetworkOptions{Check: check, search: searchLinks})
+		groups := runSpec(t, spec, NetworkOptions{Check: check, search: searchGroups})
+		auto := runSpec(t, spec, NetworkOptions{Check: check})
+		for i := range links {
+			require.Equal(t, math.Float64bits(links[i]), math.Float64bits(groups[i]),
+				"trial %d flow %d: links %.17g, groups %.17g", trial, i, links[i], groups[i])
+			require.Equal(t, math.Float64bits(links[i]), math.Float64bits(auto[i]), "trial %d flow %d", trial, i)
+		}
+	}
+}
