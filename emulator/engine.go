@@ -97,7 +97,10 @@ func (e *Engine) Schedule(atS float64, action func()) *Event {
 // Post queues action at atS like Schedule, for callers that never cancel or
 // reschedule it: its event is recycled once run, sparing an allocation.
 func (e *Engine) Post(atS float64, action func()) {
-	ev := e.pooled(atS)
+	ev := e.recycled(atS)
+	if ev == nil {
+		ev = e.pooled(atS)
+	}
 	ev.action = action
 	e.post(ev)
 }
@@ -106,7 +109,10 @@ func (e *Engine) Post(atS float64, action func()) {
 // method value kept in a field) and pass what varies as arg, so posting an
 // event allocates nothing, where a closure per event would.
 func (e *Engine) PostCall(atS float64, call func(int), arg int) {
-	ev := e.pooled(atS)
+	ev := e.recycled(atS)
+	if ev == nil {
+		ev = e.pooled(atS)
+	}
 	ev.call, ev.arg = call, arg
 	e.post(ev)
 }
@@ -114,7 +120,10 @@ func (e *Engine) PostCall(atS float64, call func(int), arg int) {
 // PostObj queues callO(obj) at atS like PostCall, for actions keyed by a
 // pointer: a pointer held in an interface costs no allocation either.
 func (e *Engine) PostObj(atS float64, callO func(any), obj any) {
-	ev := e.pooled(atS)
+	ev := e.recycled(atS)
+	if ev == nil {
+		ev = e.pooled(atS)
+	}
 	ev.callO, ev.obj = callO, obj
 	e.post(ev)
 }
@@ -122,6 +131,21 @@ func (e *Engine) PostObj(atS float64, callO func(any), obj any) {
 // PostObjAfter is PostObj delayS seconds from now.
 func (e *Engine) PostObjAfter(delayS float64, callO func(any), obj any) {
 	e.PostObj(e.nowS+delayS, callO, obj)
+}
+
+// recycled is pooled's common case, small enough to inline: a recycled
+// event for time atS with the next sequence number, or nil when the free
+// list is empty or atS is invalid (pooled then handles it).
+func (e *Engine) recycled(atS float64) *Event {
+	n := len(e.free) - 1
+	if n < 0 || !(atS >= e.nowS) {
+		return nil
+	}
+	ev := e.free[n]
+	e.free = e.free[:n]
+	ev.timeS, ev.seq = atS, e.seq
+	e.seq++
+	return ev
 }
 
 // pooled returns a recycled (or new) pooled event for time atS with the
@@ -170,8 +194,8 @@ func (e *Engine) After(delayS float64, action func()) *Event {
 func (e *Engine) Reschedule(ev *Event, atS float64) {
 	e.checkTime(atS)
 	inHeap := ev.index >= 0
-	if !inHeap {
-		e.Cancel(ev)
+	if ev.index == nextIndex { // Cancel's only work on an event out of the heap
+		e.next, ev.index = nil, -1
 	}
 	ev.timeS = atS
 	ev.seq = e.seq
@@ -246,8 +270,8 @@ func (e *Engine) RunUntil(endS float64) {
 			break
 		}
 		e.nowS = ev.timeS
-		for _, h := range e.hooks {
-			h.BeforeEvent(e.nowS, ev)
+		if len(e.hooks) != 0 {
+			e.before(ev)
 		}
 		e.nrun++
 		switch {
@@ -258,8 +282,8 @@ func (e *Engine) RunUntil(endS float64) {
 		default:
 			ev.callO(ev.obj)
 		}
-		for _, h := range e.hooks {
-			h.AfterEvent(e.nowS, ev)
+		if len(e.hooks) != 0 {
+			e.after(ev)
 		}
 		if ev.pooled {
 			ev.action, ev.call, ev.callO, ev.obj = nil, nil, nil, nil
@@ -268,6 +292,20 @@ func (e *Engine) RunUntil(endS float64) {
 	}
 	if !e.halted && !math.IsInf(endS, 1) && endS > e.nowS {
 		e.nowS = endS
+	}
+}
+
+// before and after call the hooks around ev, out of RunUntil's loop: most
+// runs have none.
+func (e *Engine) before(ev *Event) {
+	for _, h := range e.hooks {
+		h.BeforeEvent(e.nowS, ev)
+	}
+}
+
+func (e *Engine) after(ev *Event) {
+	for _, h := range e.hooks {
+		h.AfterEvent(e.nowS, ev)
 	}
 }
 

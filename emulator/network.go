@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -42,17 +41,38 @@ type NetworkOptions struct {
 	// noSolo makes every solve use maxmin.Solver, skipping soloRate: tests
 	// compare the two.
 	noSolo bool
+	// search forces solve's component search: searchLinks (collectLinks)
+	// or searchGroups (collect); zero chooses by load. Tests compare them.
+	search int8
 }
+
+const (
+	searchLinks int8 = 1 + iota
+	searchGroups
+)
 
 type link struct {
 	name         string
 	bandwidthBps float64
 	latencyS     float64
 	sharing      Sharing
-	routes       []*Route // routes with active flows crossing this link
-	bytes        float64  // bytes carried so far (each crossing counts)
+	group        int32   // its linkGroup
+	bytes        float64 // bytes carried so far (each crossing counts)
 	visit        uint64
 	solverIdx    int
+}
+
+// linkGroup gathers the links that the very same routes cross. Every route
+// joins and leaves the active lists of all its links at once, so such links
+// always have identical lists, in identical order: the group keeps one list
+// for them all, and collect scans it once instead of once per link (a
+// StarPU route crosses 7 to 13 links, most of them shared with the same
+// few routes).
+type linkGroup struct {
+	routes   []*Route // routes with active flows crossing the group's links
+	nlinks   int
+	crossers []uint64 // bit set of the ids of the routes crossing the group
+	visit    uint64
 }
 
 type linkUse struct {
@@ -69,6 +89,18 @@ type Route struct {
 	uses     []linkUse
 	latencyS float64
 	penalty  float64
+
+	// groups are the linkGroups of the route's links, in order of first
+	// use, as of groupsVer; shared are those of them through which collect
+	// may reach other routes: each has a crosser (other than the route) that
+	// crosses none of the groups before it. The others' routes, if active,
+	// are reached before them.
+	groups    []*linkGroup
+	shared    []*linkGroup
+	groupsVer uint64
+	// soloBps memoizes soloRate(r, soloK) (soloK 0: none).
+	soloK   int
+	soloBps float64
 
 	active    flowHeap // flows in their sharing phase, by target
 	rateBps   float64  // current rate of each active flow
@@ -95,13 +127,12 @@ type Flow struct {
 	// target is the route's sent counter at which the flow is done: a
 	// flow's remaining bytes are target - route.sent, so advancing every
 	// active flow of a route is O(1).
-	target  float64
-	seq     uint64 // issue order: breaks ties between equal flows
-	heapIdx int
-	done    bool
-	pooled  bool // sent by SendRecycled: reused once onDone has returned
-	onDone  func(*Flow)
-	tag     any
+	target float64
+	seq    uint64 // issue order: breaks ties between equal flows
+	done   bool
+	pooled bool // sent by SendRecycled: reused once onDone has returned
+	onDone func(*Flow)
+	tag    any
 }
 
 // Tag is the value given to SendTagged (nil for Send).
@@ -131,10 +162,19 @@ type Network struct {
 	opts    NetworkOptions
 	links   []link
 	nroutes int
+	// groups partition the links (see linkGroup); unused is the group of
+	// the links no route crosses yet (-1: none); groupsVer counts splits.
+	groups    []*linkGroup
+	unused    int32
+	groupsVer uint64
+	groupCnt  []int    // scratch of splitGroups
+	touched   []int32  // scratch of splitGroups
+	reached   []uint64 // scratch of routeGroups
 
 	dirty        []*Route
-	solvePending bool // a solve is queued for the current instant
-	visit        uint64
+	solvePending bool   // a solve is queued for the current instant
+	visit        uint64 // marks routes and groups reached in a solve
+	lvisit       uint64 // marks links listed by componentLinks
 
 	// Event actions bound once, so hot paths post without allocating.
 	solveCall    func(int)
@@ -149,20 +189,26 @@ type Network struct {
 	rates  []float64
 	compR  []*Route
 	// solved maps a component (solvedKey, kept in key) to the rates the
-	// solver gave it.
-	solved  map[string][]float64
-	key     []byte
-	compL   []LinkID
-	elemBuf []maxmin.Elem
+	// solver gave it; solvedSmall does for components of a few routes,
+	// keyed without encoding (smallKey).
+	solved      map[string][]float64
+	solvedSmall map[uint64][]float64
+	key         []byte
+	compL       []LinkID
+	elemBuf     []maxmin.Elem
 
 	nsolves uint64
 	nactive int
-	nflows  uint64
+	// nbusy counts the routes with active flows; compLReady says that the
+	// search gives compL (collectLinks) in the solve under way.
+	nbusy      int
+	compLReady bool
+	nflows     uint64
 }
 
 // NewNetwork returns an empty network driven by eng.
 func NewNetwork(eng *Engine, opts NetworkOptions) *Network {
-	n := &Network{eng: eng, opts: opts}
+	n := &Network{eng: eng, opts: opts, unused: -1}
 	n.solveCall = func(int) { n.solve() }
 	n.activateCall = func(f any) { n.activate(f.(*Flow)) }
 	return n
@@ -176,7 +222,12 @@ func (n *Network) AddLink(name string, bandwidthBps, latencyS float64, sharing S
 	if !(latencyS >= 0) || math.IsInf(latencyS, 0) {
 		return 0, fmt.Errorf("link %q: latency must be a finite number of seconds >= 0, got %v", name, latencyS)
 	}
-	n.links = append(n.links, link{name: name, bandwidthBps: bandwidthBps, latencyS: latencyS, sharing: sharing})
+	if n.unused < 0 {
+		n.unused = int32(len(n.groups))
+		n.groups = append(n.groups, &linkGroup{})
+	}
+	n.groups[n.unused].nlinks++
+	n.links = append(n.links, link{name: name, bandwidthBps: bandwidthBps, latencyS: latencyS, sharing: sharing, group: n.unused})
 	return LinkID(len(n.links) - 1), nil
 }
 
@@ -217,7 +268,101 @@ func (n *Network) NewRoute(links []LinkID) (*Route, error) {
 	if r.penalty == 0 || n.opts.PlainMaxMin {
 		r.penalty = 1
 	}
+	n.splitGroups(r)
 	return r, nil
+}
+
+// splitGroups refines the link groups for a new route r: a group that r
+// crosses only in part splits in two, the part r crosses inheriting the
+// group's active list (r has no flows yet).
+func (n *Network) splitGroups(r *Route) {
+	if cap(n.groupCnt) < len(n.groups) {
+		n.groupCnt = make([]int, len(n.groups), 2*len(n.groups))
+	}
+	cnt := n.groupCnt[:len(n.groups)] // all 0
+	n.touched = n.touched[:0]
+	for _, u := range r.uses {
+		g := n.links[u.link].group
+		if cnt[g] == 0 {
+			n.touched = append(n.touched, g)
+		}
+		cnt[g]++
+	}
+	for _, g := range n.touched {
+		c := cnt[g]
+		cnt[g] = 0
+		if c == n.groups[g].nlinks && g != n.unused {
+			n.groups[g].crossers = setBit(n.groups[g].crossers, r.id)
+			continue
+		}
+		ng := int32(len(n.groups))
+		n.groups = append(n.groups, &linkGroup{
+			routes:   append([]*Route(nil), n.groups[g].routes...),
+			nlinks:   c,
+			crossers: setBit(append([]uint64(nil), n.groups[g].crossers...), r.id),
+		})
+		n.groups[g].nlinks -= c
+		if g == n.unused && n.groups[g].nlinks == 0 {
+			n.unused = -1
+		}
+		for _, v := range r.uses {
+			if n.links[v.link].group == g {
+				n.links[v.link].group = ng
+			}
+		}
+	}
+	n.groupsVer++
+}
+
+// routeGroups brings r.groups and r.shared up to date with the groups.
+func (n *Network) routeGroups(r *Route) {
+	if r.groupsVer != n.groupsVer {
+		n.regroup(r)
+	}
+}
+
+// regroup is routeGroups' work, when groups have split since r's lists.
+func (n *Network) regroup(r *Route) {
+	r.groups, r.shared = r.groups[:0], r.shared[:0]
+	reached := setBit(n.reached[:0], r.id)
+	for _, u := range r.uses {
+		g := n.groups[n.links[u.link].group]
+		seen := false
+		for _, h := range r.groups {
+			if h == g {
+				seen = true
+				break
+			}
+		}
+		if seen {
+			continue
+		}
+		r.groups = append(r.groups, g)
+		more := false
+		for i, w := range g.crossers {
+			if i >= len(reached) {
+				reached = append(reached, 0)
+			}
+			if w&^reached[i] != 0 {
+				more = true
+				reached[i] |= w
+			}
+		}
+		if more {
+			r.shared = append(r.shared, g)
+		}
+	}
+	n.reached = reached
+	r.groupsVer = n.groupsVer
+}
+
+// setBit adds i to the bit set s.
+func setBit(s []uint64, i int) []uint64 {
+	for len(s) <= i/64 {
+		s = append(s, 0)
+	}
+	s[i/64] |= 1 << (i % 64)
+	return s
 }
 
 // Send issues a flow of bytes (>= 0) on route r now; onDone (may be nil) runs
@@ -257,7 +402,7 @@ func (n *Network) send(f *Flow, r *Route, bytes float64, onDone func(*Flow), tag
 		panic(fmt.Sprintf("emulator: flow of %v bytes", bytes))
 	}
 	*f = Flow{route: r, bytes: bytes, startS: n.eng.NowS(), finishS: math.NaN(),
-		seq: n.nflows, heapIdx: -1, onDone: onDone, tag: tag}
+		seq: n.nflows, onDone: onDone, tag: tag}
 	n.nflows++
 	// Activation is an event even at zero latency, so onDone never runs
 	// inside Send.
@@ -277,12 +422,13 @@ func (n *Network) activate(f *Flow) {
 		n.rebase(r)
 	}
 	f.target = r.sent + f.bytes
-	heap.Push(&r.active, f)
+	r.active.push(f)
 	n.nactive++
 	if len(r.active) == 1 {
-		for _, u := range r.uses {
-			l := &n.links[u.link]
-			l.routes = append(l.routes, r)
+		n.nbusy++
+		n.routeGroups(r)
+		for _, grp := range r.groups {
+			grp.routes = append(grp.routes, r)
 		}
 	}
 	n.markDirty(r)
@@ -345,23 +491,25 @@ func (n *Network) routeDone(r *Route) {
 	n.advance(r)
 	// The head has sent its bytes; flows of the route with exactly as many
 	// bytes left finish with it, in issue order.
-	f := heap.Pop(&r.active).(*Flow)
+	f := r.active.pop()
 	n.nactive--
 	finished := append(n.finished[:0], f)
 	for len(r.active) > 0 && r.active[0].target <= f.target {
-		finished = append(finished, heap.Pop(&r.active).(*Flow))
+		finished = append(finished, r.active.pop())
 		n.nactive--
 	}
 	n.finished = finished[:0]
 	if len(r.active) == 0 {
 		r.rateBps = 0
-		for _, u := range r.uses {
-			l := &n.links[u.link]
-			for i, x := range l.routes {
+		n.nbusy--
+		n.routeGroups(r)
+		for _, grp := range r.groups {
+			for i, x := range grp.routes {
 				if x == r {
-					last := len(l.routes) - 1
-					l.routes[i] = l.routes[last]
-					l.routes = l.routes[:last]
+					last := len(grp.routes) - 1
+					grp.routes[i] = grp.routes[last]
+					grp.routes[last] = nil
+					grp.routes = grp.routes[:last]
 					break
 				}
 			}
@@ -378,38 +526,107 @@ func (n *Network) routeDone(r *Route) {
 func (n *Network) solve() {
 	n.solvePending = false
 	n.visit++
+	byLinks := n.nbusy > linkSearchRoutes
+	if n.opts.search != 0 {
+		byLinks = n.opts.search == searchLinks
+	}
+	n.compLReady = byLinks
 	for _, r0 := range n.dirty {
 		r0.dirty = false
 		if r0.visit == n.visit {
 			continue
 		}
-		n.collect(r0)
+		if byLinks {
+			n.collectLinks(r0)
+		} else {
+			n.collect(r0)
+		}
 		n.solveComponent()
 	}
 	n.dirty = n.dirty[:0]
+	n.compLReady = false
 }
 
-// collect gathers r0's component into compR/compL by breadth-first search.
+// collect gathers r0's routes into compR by breadth-first search: routes
+// in the order they are reached, scanning each route's links in order, and
+// each link's active routes in list order. It scans groups, not links: a
+// group's links all lead to the same routes, and a route's groups outside
+// its shared list lead to none that its earlier groups have not reached
+// (see Route.shared). compR's order fixes the solver's variable and
+// constraint order (see componentLinks) and the order in which
+// solveComponent reschedules routes.
 func (n *Network) collect(r0 *Route) {
 	n.compR = append(n.compR[:0], r0)
-	n.compL = n.compL[:0]
 	r0.visit = n.visit
 	for i := 0; i < len(n.compR); i++ {
 		r := n.compR[i]
+		n.routeGroups(r)
 		// A route that just lost its last flow still leads to the routes
 		// that now share its links' freed bandwidth.
-		for _, u := range r.uses {
-			l := &n.links[u.link]
-			if l.visit == n.visit {
+		for _, grp := range r.shared {
+			if grp.visit == n.visit {
 				continue
 			}
-			l.visit = n.visit
-			n.compL = append(n.compL, u.link)
-			for _, r2 := range l.routes {
+			grp.visit = n.visit
+			for _, r2 := range grp.routes {
 				if r2.visit != n.visit {
 					r2.visit = n.visit
 					n.compR = append(n.compR, r2)
 				}
+			}
+		}
+	}
+}
+
+// linkSearchRoutes is the number of routes with flows above which solve
+// searches components link by link (collectLinks): components are then
+// large, their flow counts vary, and most solves miss the rates cache and
+// need compL.
+const linkSearchRoutes = 16
+
+// collectLinks is collect searching link by link, which lists compL on the
+// way; compR comes out the same (a link's active routes are its group's).
+func (n *Network) collectLinks(r0 *Route) {
+	n.compR = append(n.compR[:0], r0)
+	n.compL = n.compL[:0]
+	n.lvisit++
+	r0.visit = n.visit
+	for i := 0; i < len(n.compR); i++ {
+		r := n.compR[i]
+		for _, u := range r.uses {
+			l := &n.links[u.link]
+			if l.visit == n.lvisit {
+				continue
+			}
+			l.visit = n.lvisit
+			n.compL = append(n.compL, u.link)
+			for _, r2 := range n.groups[l.group].routes {
+				if r2.visit != n.visit {
+					r2.visit = n.visit
+					n.compR = append(n.compR, r2)
+				}
+			}
+		}
+	}
+}
+
+// componentLinks sets compL to the links of the component's routes, each
+// once, in order of first use along compR: the order in which a
+// breadth-first search over links would reach them. Only the solver and
+// checkComponent need it. A link that an earlier component of the same
+// solve crossed may be listed; no route with flows crosses it here, and a
+// constraint without variables changes no rate.
+func (n *Network) componentLinks() {
+	if n.compLReady {
+		return
+	}
+	n.lvisit++
+	n.compL = n.compL[:0]
+	for _, r := range n.compR {
+		for _, u := range r.uses {
+			if l := &n.links[u.link]; l.visit != n.lvisit {
+				l.visit = n.lvisit
+				n.compL = append(n.compL, u.link)
 			}
 		}
 	}
@@ -486,40 +703,76 @@ func (n *Network) solveComponent() {
 // solvedKey): the same few configurations of a platform's routes recur
 // throughout a run.
 func (n *Network) solveMaxMin() {
-	n.solvedKey()
-	if rates, ok := n.solved[string(n.key)]; ok {
-		n.rates = append(n.rates[:0], rates...)
-	} else {
-		n.solveTables()
-		if len(n.solved) < maxSolved {
-			if n.solved == nil {
-				n.solved = map[string][]float64{}
+	var rates []float64
+	if sk, ok := n.smallKey(); ok {
+		var hit bool
+		if rates, hit = n.solvedSmall[sk]; !hit {
+			rates = n.solveFresh()
+			if len(n.solvedSmall) < maxSolved {
+				if n.solvedSmall == nil {
+					n.solvedSmall = map[uint64][]float64{}
+				}
+				n.solvedSmall[sk] = append([]float64(nil), rates...)
 			}
-			n.solved[string(n.key)] = append([]float64(nil), n.rates...)
+		}
+	} else {
+		n.solvedKey()
+		var hit bool
+		if rates, hit = n.solved[string(n.key)]; !hit {
+			rates = n.solveFresh()
+			if len(n.solved) < maxSolved {
+				if n.solved == nil {
+					n.solved = map[string][]float64{}
+				}
+				n.solved[string(n.key)] = append([]float64(nil), rates...)
+			}
 		}
 	}
 	i := 0
 	for _, r := range n.compR {
 		if k := len(r.active); k > 0 {
 			r.solverIdx = i
-			r.rateBps = n.rates[i] / float64(k)
+			r.rateBps = rates[i] / float64(k)
 			i++
 		}
 	}
 }
 
+// solveFresh runs the solver on the component and returns the rates it
+// gives (n.rates, overwritten by the next solve).
+func (n *Network) solveFresh() []float64 {
+	n.componentLinks()
+	n.solveTables()
+	return n.rates
+}
+
 // maxSolved bounds the solutions solveMaxMin keeps.
 const maxSolved = 1 << 14
 
-// solvedKey encodes into n.key everything the solver's input depends on:
-// the component's links and routes in their order, and each route's flow
-// count (capacities, sharing policies and penalties are fixed once added).
-// Equal keys give equal tables, hence bit-identical rates.
-func (n *Network) solvedKey() {
-	b := binary.AppendUvarint(n.key[:0], uint64(len(n.compL)))
-	for _, l := range n.compL {
-		b = binary.AppendUvarint(b, uint64(l))
+// smallKey packs solvedKey's information for the usual component, of at
+// most 4 routes with small ids and flow counts, into an integer: 16 bits a
+// route, (id+1)<<8 | flow count, the first route lowest. It returns ok =
+// false for a component that does not fit.
+func (n *Network) smallKey() (k uint64, ok bool) {
+	if len(n.compR) > 4 {
+		return 0, false
 	}
+	for i, r := range n.compR {
+		if r.id >= 1<<8-1 || len(r.active) >= 1<<8 {
+			return 0, false
+		}
+		k |= (uint64(r.id+1)<<8 | uint64(len(r.active))) << (16 * i)
+	}
+	return k, true
+}
+
+// solvedKey encodes into n.key everything the solver's input depends on:
+// the component's routes in their order, and each route's flow count (the
+// links follow from the routes, see componentLinks; capacities, sharing
+// policies and penalties are fixed once added). Equal keys give equal
+// tables, hence bit-identical rates.
+func (n *Network) solvedKey() {
+	b := n.key[:0]
 	for _, r := range n.compR {
 		b = binary.AppendUvarint(b, uint64(r.id))
 		b = binary.AppendUvarint(b, uint64(len(r.active)))
@@ -577,6 +830,9 @@ func (n *Network) solveTables() {
 // is +Inf. It returns ok = false for a penalty that underflows to 0:
 // solveComponent then leaves it to the solver, which rejects it as before.
 func (n *Network) soloRate(r *Route, k int) (rate float64, ok bool) {
+	if r.soloK == k {
+		return r.soloBps, true
+	}
 	pen := r.penalty / float64(k)
 	if !(pen > 0) {
 		return 0, false
@@ -596,9 +852,12 @@ func (n *Network) soloRate(r *Route, k int) (rate float64, ok bool) {
 		// The solver never fixes the variable (its levels are all +Inf,
 		// e.g. an infinite penalty): it keeps its initial +Inf, where
 		// minLevel/pen could be NaN.
-		return minLevel, true
+		rate = minLevel
+	} else {
+		rate = minLevel / pen
 	}
-	return minLevel / pen, true
+	r.soloK, r.soloBps = k, rate
+	return rate, true
 }
 
 // Stats returns the number of component solves so far.
@@ -609,7 +868,8 @@ func (n *Network) Stats() (solves uint64) { return n.nsolves }
 // it has the largest rate·penalty (weighted max-min optimality).
 func (n *Network) checkComponent() error {
 	const tol = 1e-9
-	// solveComponent's fast path does not number the links; do it here.
+	// solveComponent's fast paths neither list nor number the links.
+	n.componentLinks()
 	for i, li := range n.compL {
 		n.links[li].solverIdx = i
 	}
@@ -647,7 +907,7 @@ func (n *Network) checkComponent() error {
 				continue
 			}
 			top := true
-			for _, r2 := range l.routes {
+			for _, r2 := range n.groups[l.group].routes {
 				if r2.rateBps*r2.penalty > r.rateBps*r.penalty*(1+tol) {
 					top = false
 					break
@@ -666,31 +926,60 @@ func (n *Network) checkComponent() error {
 }
 
 // flowHeap orders a route's active flows by target (remaining bytes), then
-// issue order.
+// issue order: a binary min-heap, typed (container/heap's interface calls
+// cost more than the sifting of a route's few flows). Keys are unique, so
+// the flows come out in the same order whatever the heap's layout.
 type flowHeap []*Flow
 
-func (h flowHeap) Len() int { return len(h) }
-func (h flowHeap) Less(i, j int) bool {
-	if h[i].target != h[j].target {
-		return h[i].target < h[j].target
+func flowLess(a, b *Flow) bool {
+	if a.target != b.target {
+		return a.target < b.target
 	}
-	return h[i].seq < h[j].seq
+	return a.seq < b.seq
 }
-func (h flowHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].heapIdx = i
-	h[j].heapIdx = j
+
+func (h *flowHeap) push(f *Flow) {
+	q := append(*h, f)
+	i := len(q) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !flowLess(f, q[p]) {
+			break
+		}
+		q[i] = q[p]
+		i = p
+	}
+	q[i] = f
+	*h = q
 }
-func (h *flowHeap) Push(x any) {
-	f := x.(*Flow)
-	f.heapIdx = len(*h)
-	*h = append(*h, f)
-}
-func (h *flowHeap) Pop() any {
-	old := *h
-	f := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	f.heapIdx = -1
-	return f
+
+func (h *flowHeap) pop() *Flow {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	f := q[last]
+	q[last] = nil
+	q = q[:last]
+	*h = q
+	if last == 0 {
+		return top
+	}
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= last {
+			break
+		}
+		j := l
+		if r := l + 1; r < last && flowLess(q[r], q[l]) {
+			j = r
+		}
+		if !flowLess(q[j], f) {
+			break
+		}
+		q[i] = q[j]
+		i = j
+	}
+	q[i] = f
+	return top
 }

@@ -417,3 +417,81 @@ func referenceRun(spec *netSpec) []float64 {
 		}
 	}
 }
+
+// TestRoutesAddedDuringRun creates each route only when its first flow
+// starts, while other flows are in flight (splitting link groups that have
+// active routes), and checks every finish time against the same scenario
+// with all routes created up front: they must be bit-identical.
+func TestRoutesAddedDuringRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 2025))
+	for trial := 0; trial < 100; trial++ {
+		spec := randomPCISpec(rng, 1+rng.IntN(8), 1+rng.IntN(150))
+		opts := NetworkOptions{Check: trial%2 == 0}
+		want := runSpec(t, spec, opts)
+
+		eng := NewEngine()
+		net := NewNetwork(eng, opts)
+		ids := map[string]LinkID{}
+		for _, l := range spec.Links {
+			sh := Shared
+			if l.SharingPolicy == "FATPIPE" {
+				sh = Fatpipe
+			}
+			id, err := net.AddLink(l.ID, l.Bandwidth, l.Latency, sh)
+			require.NoError(t, err)
+			ids[l.ID] = id
+		}
+		routes := map[[2]string]*Route{}
+		route := func(src, dst string) *Route {
+			key := [2]string{src, dst}
+			if rt := routes[key]; rt != nil {
+				return rt
+			}
+			for _, r := range spec.Routes {
+				if r.Src == src && r.Dst == dst {
+					var ls []LinkID
+					for _, name := range r.Links {
+						ls = append(ls, ids[name])
+					}
+					rt, err := net.NewRoute(ls)
+					require.NoError(t, err)
+					routes[key] = rt
+					return rt
+				}
+			}
+			t.Fatalf("no route %s->%s", src, dst)
+			return nil
+		}
+		got := make([]float64, len(spec.Flows))
+		for i, f := range spec.Flows {
+			eng.Schedule(f.Start, func() {
+				net.Send(route(f.Src, f.Dst), f.Bytes, func(fl *Flow) { got[i] = fl.FinishS() })
+			})
+		}
+		eng.Run()
+		for i := range got {
+			require.Equal(t, math.Float64bits(want[i]), math.Float64bits(got[i]),
+				"trial %d flow %d: lazy routes %.17g, up front %.17g", trial, i, got[i], want[i])
+		}
+	}
+}
+
+// TestComponentSearchesAgree runs random PCI-star scenarios (up to 72
+// routes, bursts of flows) with each component search, link by link
+// (collectLinks) and by link groups (collect): every finish time must be
+// bit-identical.
+func TestComponentSearchesAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 2025))
+	for trial := 0; trial < 100; trial++ {
+		spec := randomPCISpec(rng, 1+rng.IntN(8), 1+rng.IntN(300))
+		check := trial%4 == 0
+		links := runSpec(t, spec, NetworkOptions{Check: check, search: searchLinks})
+		groups := runSpec(t, spec, NetworkOptions{Check: check, search: searchGroups})
+		auto := runSpec(t, spec, NetworkOptions{Check: check})
+		for i := range links {
+			require.Equal(t, math.Float64bits(links[i]), math.Float64bits(groups[i]),
+				"trial %d flow %d: links %.17g, groups %.17g", trial, i, links[i], groups[i])
+			require.Equal(t, math.Float64bits(links[i]), math.Float64bits(auto[i]), "trial %d flow %d", trial, i)
+		}
+	}
+}
