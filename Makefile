@@ -4,7 +4,7 @@ BIN       := bin/starsim
 FUZZTIME  ?= 30s
 PKGS      := ./...
 
-.PHONY: all build run demo test lint bench fuzz clean
+.PHONY: all build run demo test lint bench fuzz clean pgo
 
 all: build
 
@@ -29,6 +29,11 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+
+# Regenerates cmd/starsim/default.pgo (profile-guided optimization of the
+# CLI, which go build applies by itself) from runs on ../shared's attila.
+pgo:
+	./tools/pgo/profile.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
