@@ -38,11 +38,8 @@ type netSpec struct {
 	} `json:"expected"`
 }
 
-// runSpec simulates spec with the fast network and returns finish times in
-// flow order.
-func runSpec(t testing.TB, spec *netSpec, opts NetworkOptions) []float64 {
-	eng := NewEngine()
-	net := NewNetwork(eng, opts)
+// addSpecLinks adds spec's links to net and returns their ids by name.
+func addSpecLinks(t testing.TB, net *Network, spec *netSpec) map[string]LinkID {
 	ids := map[string]LinkID{}
 	for _, l := range spec.Links {
 		sh := Shared
@@ -53,6 +50,15 @@ func runSpec(t testing.TB, spec *netSpec, opts NetworkOptions) []float64 {
 		require.NoError(t, err)
 		ids[l.ID] = id
 	}
+	return ids
+}
+
+// runSpec simulates spec with the fast network and returns finish times in
+// flow order.
+func runSpec(t testing.TB, spec *netSpec, opts NetworkOptions) []float64 {
+	eng := NewEngine()
+	net := NewNetwork(eng, opts)
+	ids := addSpecLinks(t, net, spec)
 	routes := map[[2]string]*Route{}
 	for _, r := range spec.Routes {
 		var ls []LinkID
@@ -431,16 +437,7 @@ func TestRoutesAddedDuringRun(t *testing.T) {
 
 		eng := NewEngine()
 		net := NewNetwork(eng, opts)
-		ids := map[string]LinkID{}
-		for _, l := range spec.Links {
-			sh := Shared
-			if l.SharingPolicy == "FATPIPE" {
-				sh = Fatpipe
-			}
-			id, err := net.AddLink(l.ID, l.Bandwidth, l.Latency, sh)
-			require.NoError(t, err)
-			ids[l.ID] = id
-		}
+		ids := addSpecLinks(t, net, spec)
 		routes := map[[2]string]*Route{}
 		route := func(src, dst string) *Route {
 			key := [2]string{src, dst}
