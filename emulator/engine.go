@@ -148,18 +148,12 @@ func (e *Engine) recycled(atS float64) *Event {
 	return ev
 }
 
-// pooled returns a recycled (or new) pooled event for time atS with the
-// next sequence number; the caller sets its action and pushes it.
+// pooled is the posts' fallback when recycled finds nothing: it rejects a
+// bad time (checkTime panics) or makes a new pooled event for atS with the
+// next sequence number. The caller sets its action and pushes it.
 func (e *Engine) pooled(atS float64) *Event {
 	e.checkTime(atS)
-	var ev *Event
-	if n := len(e.free); n > 0 {
-		ev = e.free[n-1]
-		e.free = e.free[:n-1]
-	} else {
-		ev = &Event{pooled: true}
-	}
-	ev.timeS, ev.seq = atS, e.seq
+	ev := &Event{pooled: true, timeS: atS, seq: e.seq}
 	e.seq++
 	return ev
 }
