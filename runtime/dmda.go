@@ -138,7 +138,7 @@ type dmEntry struct {
 }
 
 func newDMEntry(t *TaskState) dmEntry {
-	e := dmEntry{t: t, prio: t.prio, nb: -1}
+	e := dmEntry{t: t, prio: int(t.prio), nb: -1}
 	if len(t.bufs) <= len(e.h) {
 		e.nb = int8(len(t.bufs))
 		for k, b := range t.bufs {
@@ -292,7 +292,7 @@ func (d *dmda) Push(t *TaskState) {
 	}
 	length := d.v.ExpectedLengthUS(t, c.w)
 	st.expLen += penPrime + length
-	t.predictedUS, t.predictedTransferUS, t.penPrimeUS = length, c.pen, penPrime
+	t.predictedUS, t.penPrimeUS = length, penPrime
 	if d.dataAware {
 		d.v.Prefetch(t, c.w)
 	}

@@ -43,7 +43,7 @@ type Eviction struct {
 
 // Explaining reports whether decisions about t are being logged.
 func (s *Simulator) Explaining(t *TaskState) bool {
-	return s.opts.Explain != nil && (s.opts.ExplainTask < 0 || (t != nil && t.id == s.opts.ExplainTask))
+	return s.opts.Explain != nil && (s.opts.ExplainTask < 0 || (t != nil && int(t.id) == s.opts.ExplainTask))
 }
 
 // Explain writes one decision record as a JSON line.

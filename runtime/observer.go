@@ -57,8 +57,9 @@ func (t *TaskState) Worker() *Worker { return t.worker }
 
 // Preds are the tasks it depended on (explicit and implicit).
 func (t *TaskState) Preds() []int {
-	ids := make([]int, len(t.preds))
-	for i, p := range t.preds {
+	preds := t.preds()
+	ids := make([]int, len(preds))
+	for i, p := range preds {
 		ids[i] = int(p)
 	}
 	return ids

@@ -172,7 +172,7 @@ func (s *Simulator) computeHetsimPaths() hetsimPaths {
 		// pushed its own to its successors (dense indices, where reading
 		// each dependency's id would miss the cache).
 		best := math.Inf(1)
-		for wi, k := range t.stats {
+		for wi, k := range *t.stats {
 			if k == nil {
 				runnable[wi] = false
 				continue

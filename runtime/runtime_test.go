@@ -332,6 +332,8 @@ func TestBadGraph(t *testing.T) {
 		{"forward dependency", func(g *runtime.Graph) { g.Tasks[0].Deps = []int{1} }, "task 0 (GEMM) depends on task 1, not submitted before it"},
 		{"negative dependency", func(g *runtime.Graph) { g.Tasks[1].Deps = []int{-1} }, "task 1 (GEMM) depends on task -1"},
 		{"unknown wont_use handle", func(g *runtime.Graph) { g.Tasks[1].WontUse = []int{99} }, "task 1 (GEMM): wont_use of unknown handle 99"},
+		{"unknown buffer handle", func(g *runtime.Graph) { g.Tasks[1].Buffers[0].Handle = 99 }, "task 1 (GEMM): unknown handle 99"},
+		{"priority beyond 32 bits", func(g *runtime.Graph) { g.Tasks[1].Priority = math.MaxInt32 + 1 }, "task 1 (GEMM): priority 2147483648 is out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := synthetic1M(2, 6)

@@ -57,10 +57,13 @@ func (NopHooks) PostExec(*Worker, *TaskState) {}
 func (t *TaskState) Spec() *Task { return t.spec }
 
 // ID is the task's submission index.
-func (t *TaskState) ID() int { return t.id }
+func (t *TaskState) ID() int { return int(t.id) }
 
 // Priority is the task's priority (higher first).
-func (t *TaskState) Priority() int { return t.prio }
+func (t *TaskState) Priority() int { return int(t.prio) }
+
+// preds are the ids of t's dependencies, finished or not.
+func (t *TaskState) preds() []int32 { return t.dg.ids[t.dg.off[t.id]:t.dg.off[t.id+1]] }
 
 var (
 	schedMu    sync.Mutex

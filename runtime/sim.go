@@ -60,15 +60,19 @@ type TaskState struct {
 	// bufs and prio come first, together: the schedulers' queue scans read
 	// them for task after task. prio and syncGPU copy spec's Priority and
 	// SyncGPU, which the scans and the driver read often: spec is
-	// elsewhere in memory.
+	// elsewhere in memory. The struct is 128 bytes, two cache lines of the
+	// slab buildGraph makes (which starts on a page): tasks are reached in
+	// no particular order, each a cache miss or two, and there are as many
+	// as the graph's tasks.
 	bufs   []taskBuf
-	prio   int
 	spec   *Task
 	worker *Worker
-	preds  []int32        // ids of every dependency, finished or not
-	stats  []*KernelStats // per worker; nil: cannot run there
-	id     int
+	stats  *workerStats // nil entries: cannot run there
+	// dg holds the dependency lists (Preds), shared by every task.
+	dg *depGraph
 
+	id           int32
+	prio         int32
 	kernel       int32 // index of spec.Name in Simulator.kernelNames
 	nfetching    int32
 	prefetchNode int32
@@ -79,8 +83,11 @@ type TaskState struct {
 	submitS, readyS, startS, endS float64
 
 	// Scheduler bookkeeping (dmda family).
-	predictedUS, predictedTransferUS, penPrimeUS float64
+	predictedUS, penPrimeUS float64
 }
+
+// workerStats holds a task's model entry per worker (index: Worker.ID).
+type workerStats []*KernelStats
 
 // taskBuf is one buffer of a task: its data and access mode, side by side
 // for the loops over a task's buffers.
@@ -111,6 +118,7 @@ type Simulator struct {
 	// submitted). Kept apart from the tasks, densely, because a kernel's
 	// end decrements it for each successor, scattered over the graph.
 	npending []int32
+	deps     depGraph            // every task's dg
 	routes   [][]*emulator.Route // [src][dst]; nil: no direct route
 	predict  [][]Prediction      // [src][dst]; zero: none
 	// predictGPUs[src][dst] is StarPU's GPU count of the bus (busGPUs).
@@ -457,15 +465,16 @@ func (s *Simulator) buildGraph() error {
 	tslab := make([]TaskState, len(s.g.Tasks))
 	bbuf := make([]taskBuf, 0, nbuf)
 	var kslab []*KernelStats // per-task entries (pinned or fixed-length tasks)
+	var krows []workerStats  // and their slices
 	type statsKey struct {
 		model string
 		fp    uint32
 	}
 	type statsEntry struct {
 		key   statsKey
-		stats []*KernelStats
+		stats *workerStats
 	}
-	shared := map[statsKey][]*KernelStats{}
+	shared := map[statsKey]*workerStats{}
 	var last []statsEntry // by kernel name index
 	s.tasks = make([]*TaskState, 0, len(s.g.Tasks))
 	minCap := int64(math.MaxInt64)
@@ -482,7 +491,7 @@ func (s *Simulator) buildGraph() error {
 			return fmt.Errorf("task %d has ID %d", i, t.ID)
 		}
 		ts := &tslab[i]
-		ts.spec, ts.id = t, i
+		ts.spec, ts.id = t, int32(i)
 		// Tasks mostly come in runs of one kernel, whose names share one
 		// string (compared by pointer here); a few names are found faster
 		// by comparing than by hashing.
@@ -512,7 +521,10 @@ func (s *Simulator) buildGraph() error {
 			}
 		}
 		prevK = k
-		ts.kernel, ts.prio, ts.syncGPU = int32(k), t.Priority, t.SyncGPU
+		if t.Priority != int(int32(t.Priority)) {
+			return fmt.Errorf("task %d (%s): priority %d is out of range (a 32-bit integer)", i, t.Name, t.Priority)
+		}
+		ts.kernel, ts.prio, ts.syncGPU, ts.dg = int32(k), int32(t.Priority), t.SyncGPU, &s.deps
 		b0 := len(bbuf)
 		for _, a := range t.Buffers {
 			if a.Handle < 0 || a.Handle >= len(s.handles) {
@@ -533,8 +545,12 @@ func (s *Simulator) buildGraph() error {
 				kslab = make([]*KernelStats, 0, nw*1024)
 			}
 			kslab = kslab[:len(kslab)+nw]
-			ts.stats = kslab[len(kslab)-nw : len(kslab) : len(kslab)]
-			s.fillStats(ts.stats, t)
+			if len(krows) == cap(krows) {
+				krows = make([]workerStats, 0, 1024)
+			}
+			krows = append(krows, kslab[len(kslab)-nw:len(kslab):len(kslab)])
+			ts.stats = &krows[len(krows)-1]
+			s.fillStats(*ts.stats, t)
 		} else {
 			// Tasks of one kernel, model and footprint share their
 			// per-worker entries. The last entries used per kernel name
@@ -550,8 +566,9 @@ func (s *Simulator) buildGraph() error {
 			} else {
 				st, ok := shared[key]
 				if !ok {
-					st = make([]*KernelStats, nw)
-					s.fillStats(st, t)
+					row := make(workerStats, nw)
+					st = &row
+					s.fillStats(row, t)
 					shared[key] = st
 				}
 				ts.stats, fresh = st, !ok
@@ -559,8 +576,8 @@ func (s *Simulator) buildGraph() error {
 			}
 		}
 		runnable := !fresh
-		for j := 0; !runnable && j < len(ts.stats); j++ {
-			runnable = ts.stats[j] != nil
+		for j := 0; !runnable && j < len(*ts.stats); j++ {
+			runnable = (*ts.stats)[j] != nil
 		}
 		if !runnable {
 			return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs", i, t.Name, t.Model, t.Footprint)
@@ -692,11 +709,10 @@ func deps(g *Graph) *depGraph {
 	return d
 }
 
-// attachDeps gives the tasks built by buildGraph their dependencies.
+// attachDeps gives the tasks built by buildGraph their dependencies (the
+// tasks' dg points to s.deps).
 func (s *Simulator) attachDeps(d *depGraph) {
-	for i, t := range s.tasks {
-		t.preds = d.ids[d.off[i]:d.off[i+1]:d.off[i+1]]
-	}
+	s.deps = *d
 	s.npending, s.succOff, s.succ = d.npending, d.succOff, d.succ
 	for _, w := range d.wontUseAfter {
 		var after *TaskState
@@ -742,7 +758,7 @@ func (s *Simulator) lookupKernel(t *Task, w *Worker) (*KernelStats, bool) {
 }
 
 // kernelStats returns t's model entry on w (nil: uncalibrated).
-func (s *Simulator) kernelStats(t *TaskState, w *Worker) *KernelStats { return t.stats[w.ID] }
+func (s *Simulator) kernelStats(t *TaskState, w *Worker) *KernelStats { return (*t.stats)[w.ID] }
 
 // Run simulates the whole graph and returns the result.
 func (s *Simulator) Run() (*Result, error) {
@@ -817,7 +833,7 @@ func (s *Simulator) release(t *TaskState, freeS *float64) {
 	now := s.eng.NowS()
 	t.readyS = now
 	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
-	s.eng.PostCallAfter(*freeS-now, s.pushCall, t.id)
+	s.eng.PostCallAfter(*freeS-now, s.pushCall, int(t.id))
 }
 
 // threadClock is when w's thread is free: a GPU worker's is its node's
@@ -895,17 +911,17 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 		s.nodes[t.prefetchNode].evictGen++
 	}
 	t.nfetching = 1
-	done := waiter{call: s.arrivedCall, arg: t.id}
+	done := waiter{call: s.arrivedCall, arg: int(t.id)}
 	for _, b := range t.bufs {
 		h := b.h
 		r := &h.reps[w.Node]
 		r.refs++
 		t.nfetching++
 		if b.mode&R == 0 {
-			s.allocate(h, w.Node, levelFetch, func() { s.arrived(t.id) })
+			s.allocate(h, w.Node, levelFetch, func() { s.arrived(int(t.id)) })
 			continue
 		}
-		s.fetch(h, w.Node, levelFetch, t.prio, done)
+		s.fetch(h, w.Node, levelFetch, int(t.prio), done)
 	}
 	if prefetched {
 		// After the fetches: a hit has already moved its copy (touch).
@@ -914,7 +930,7 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 			s.nodes[t.prefetchNode].relist(&b.h.reps[t.prefetchNode])
 		}
 	}
-	s.arrived(t.id)
+	s.arrived(int(t.id))
 }
 
 // arrived counts one of task id's inputs in; the last one makes the task
@@ -923,7 +939,7 @@ func (s *Simulator) arrived(id int) {
 	t := s.tasks[id]
 	t.nfetching--
 	if t.nfetching == 0 {
-		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.bufs)), s.readyCall, t.id)
+		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.bufs)), s.readyCall, int(t.id))
 	}
 }
 
@@ -934,7 +950,7 @@ func (s *Simulator) arrived(id int) {
 // device; until then the driver pops nothing.
 func (s *Simulator) inputsReady(w *Worker, t *TaskState) {
 	if w.Kind == GPUWorker && s.m.Costs.DeviceTaskQueueS > 0 {
-		s.eng.PostCallAfter(s.m.Costs.DeviceTaskQueueS, s.queuedCall, t.id)
+		s.eng.PostCallAfter(s.m.Costs.DeviceTaskQueueS, s.queuedCall, int(t.id))
 		return
 	}
 	s.deviceQueued(w, t)
@@ -998,7 +1014,7 @@ func (s *Simulator) startKernel(w *Worker) {
 	s.updateState(w)
 	now := s.eng.NowS()
 	if s.opts.Check {
-		for _, id := range t.preds {
+		for _, id := range t.preds() {
 			if p := s.tasks[id]; !p.done {
 				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.id, t.spec.Name, p.id, p.spec.Name))
 			}
@@ -1024,7 +1040,7 @@ func (s *Simulator) startKernel(w *Worker) {
 	s.sched.PreExec(w, t)
 	durS := s.durationS(t, w)
 	t.startS = now
-	s.eng.PostCallAfter(durS, s.endCall, t.id)
+	s.eng.PostCallAfter(durS, s.endCall, int(t.id))
 }
 
 func (s *Simulator) durationS(t *TaskState, w *Worker) float64 {

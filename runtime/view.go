@@ -77,7 +77,7 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 		r := &h.reps[w.Node]
 		r.protect++ // (evictable reads it: the list move may wait)
 		if b.mode&R != 0 {
-			s.fetch(h, w.Node, levelTaskPrefetch, t.prio, waiter{})
+			s.fetch(h, w.Node, levelTaskPrefetch, int(t.prio), waiter{})
 		}
 		s.nodes[w.Node].relist(r) // a hit moved it already
 	}
