@@ -77,10 +77,7 @@ type Uncalibrated struct {
 }
 
 func (s *Simulator) result() *Result {
-	mk := 0.0
-	for _, t := range s.tasks {
-		mk = max(mk, t.endS)
-	}
+	mk := s.lastEndS
 	res := &Result{App: s.g.Name, Sched: s.opts.Sched, NTasks: len(s.tasks), MakespanS: mk, Events: s.eng.EventsRun(),
 		Allocations: s.stats.Allocations, Evictions: s.stats.Evictions, WriteBacks: s.stats.WriteBacks}
 	if mk > 0 {

@@ -79,6 +79,7 @@ type TaskState struct {
 	syncGPU      bool
 	done         bool
 	prefetched   bool
+	wontUse      bool // spec.WontUse is not empty
 
 	submitS, readyS, startS, endS float64
 
@@ -119,6 +120,7 @@ type Simulator struct {
 	// end decrements it for each successor, scattered over the graph.
 	npending []int32
 	deps     depGraph            // every task's dg
+	lastEndS float64             // the latest kernel end: the makespan once all ran
 	routes   [][]*emulator.Route // [src][dst]; nil: no direct route
 	predict  [][]Prediction      // [src][dst]; zero: none
 	// predictGPUs[src][dst] is StarPU's GPU count of the bus (busGPUs).
@@ -525,6 +527,7 @@ func (s *Simulator) buildGraph() error {
 			return fmt.Errorf("task %d (%s): priority %d is out of range (a 32-bit integer)", i, t.Name, t.Priority)
 		}
 		ts.kernel, ts.prio, ts.syncGPU, ts.dg = int32(k), int32(t.Priority), t.SyncGPU, &s.deps
+		ts.wontUse = len(t.WontUse) > 0
 		b0 := len(bbuf)
 		for _, a := range t.Buffers {
 			if a.Handle < 0 || a.Handle >= len(s.handles) {
@@ -808,9 +811,11 @@ func (s *Simulator) submit(i int) {
 	}
 	t := s.tasks[i]
 	t.submitS = s.eng.NowS()
-	for _, hid := range t.spec.WontUse {
-		s.wontUse(s.handles[hid], s.wontUseAfter[s.wuNext])
-		s.wuNext++
+	if t.wontUse { // (without reading spec, a cache miss per task)
+		for _, hid := range t.spec.WontUse {
+			s.wontUse(s.handles[hid], s.wontUseAfter[s.wuNext])
+			s.wuNext++
+		}
 	}
 	// The submitting thread pays the submit cost, then, for a task with
 	// nothing to wait for, the push cost, before it submits the next
@@ -1111,6 +1116,7 @@ func sampleHistogram(edges []float64, counts []uint64, u float64) float64 {
 func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	now := s.eng.NowS()
 	t.endS = now
+	s.lastEndS = max(s.lastEndS, now)
 	w.busyS += now - t.startS
 	if s.opts.SampleIntervalS > 0 {
 		w.intervals = append(w.intervals, [2]float64{t.startS, now})
