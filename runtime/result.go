@@ -164,7 +164,8 @@ func (s *Simulator) computeHetsimPaths() hetsimPaths {
 		runnable[i] = true
 	}
 	cp := 0.0
-	for i, t := range s.tasks {
+	for i := range s.tasks {
+		t := &s.tasks[i]
 		// longest[i] already holds the max over t's dependencies: each
 		// pushed its own to its successors (dense indices, where reading
 		// each dependency's id would miss the cache).

@@ -114,7 +114,7 @@ type Simulator struct {
 	ngpus   int
 
 	handles []*handleState
-	tasks   []*TaskState
+	tasks   []TaskState // the slab: &tasks[id] costs no load
 	// npending[i] counts task i's unfinished dependencies (+1 until
 	// submitted). Kept apart from the tasks, densely, because a kernel's
 	// end decrements it for each successor, scattered over the graph.
@@ -208,10 +208,10 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	s.submitCall = s.submit
 	s.pushCall = s.push
 	s.popCall = func(wid int) { s.workerPop(s.workers[wid]) }
-	s.readyCall = func(id int) { t := s.tasks[id]; s.inputsReady(t.worker, t) }
-	s.queuedCall = func(id int) { t := s.tasks[id]; s.deviceQueued(t.worker, t) }
+	s.readyCall = func(id int) { t := &s.tasks[id]; s.inputsReady(t.worker, t) }
+	s.queuedCall = func(id int) { t := &s.tasks[id]; s.deviceQueued(t.worker, t) }
 	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
-	s.endCall = func(id int) { t := s.tasks[id]; s.endKernel(t.worker, t) }
+	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
 	s.sched = factory()
 	s.sched.Init(s)
 	s.obs = opts.Observer
@@ -464,7 +464,7 @@ func (s *Simulator) buildGraph() error {
 	for i := range s.g.Tasks {
 		nbuf += len(s.g.Tasks[i].Buffers)
 	}
-	tslab := make([]TaskState, len(s.g.Tasks))
+	s.tasks = make([]TaskState, len(s.g.Tasks))
 	bbuf := make([]taskBuf, 0, nbuf)
 	var kslab []*KernelStats // per-task entries (pinned or fixed-length tasks)
 	var krows []workerStats  // and their slices
@@ -478,7 +478,6 @@ func (s *Simulator) buildGraph() error {
 	}
 	shared := map[statsKey]*workerStats{}
 	var last []statsEntry // by kernel name index
-	s.tasks = make([]*TaskState, 0, len(s.g.Tasks))
 	minCap := int64(math.MaxInt64)
 	for _, n := range s.nodes[1:] {
 		if n.capacity > 0 {
@@ -492,7 +491,7 @@ func (s *Simulator) buildGraph() error {
 		if t.ID != i {
 			return fmt.Errorf("task %d has ID %d", i, t.ID)
 		}
-		ts := &tslab[i]
+		ts := &s.tasks[i]
 		ts.spec, ts.id = t, int32(i)
 		// Tasks mostly come in runs of one kernel, whose names share one
 		// string (compared by pointer here); a few names are found faster
@@ -585,7 +584,6 @@ func (s *Simulator) buildGraph() error {
 		if !runnable {
 			return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs", i, t.Name, t.Model, t.Footprint)
 		}
-		s.tasks = append(s.tasks, ts)
 	}
 	for _, w := range s.workers {
 		w.perKernel = make([]int, len(s.kernelNames))
@@ -720,7 +718,7 @@ func (s *Simulator) attachDeps(d *depGraph) {
 	for _, w := range d.wontUseAfter {
 		var after *TaskState
 		if w >= 0 {
-			after = s.tasks[w]
+			after = &s.tasks[w]
 		}
 		s.wontUseAfter = append(s.wontUseAfter, after)
 	}
@@ -809,7 +807,7 @@ func (s *Simulator) submit(i int) {
 	if i >= len(s.tasks) {
 		return
 	}
-	t := s.tasks[i]
+	t := &s.tasks[i]
 	t.submitS = s.eng.NowS()
 	if t.wontUse { // (without reading spec, a cache miss per task)
 		for _, hid := range t.spec.WontUse {
@@ -823,7 +821,7 @@ func (s *Simulator) submit(i int) {
 	s.pushFreeS = max(s.pushFreeS, s.eng.NowS()) + s.m.Costs.TaskSubmitS
 	s.npending[i]--
 	if s.npending[i] == 0 {
-		s.release(t, &s.pushFreeS)
+		s.release(i, &s.pushFreeS)
 	}
 	if i+1 < len(s.tasks) {
 		s.eng.PostCallAfter(s.pushFreeS-s.eng.NowS(), s.submitCall, i+1)
@@ -834,11 +832,13 @@ func (s *Simulator) submit(i int) {
 // pushes it to the scheduler after the push cost (_starpu_push_task sleeps
 // 1 µs in simulation). Tasks released together are pushed one after the
 // other; the thread does nothing else meanwhile (a worker pops after).
-func (s *Simulator) release(t *TaskState, freeS *float64) {
+// It takes the task's id: reading it from the task, which is mostly not
+// in the cache yet, would wait for the memory (a store does not).
+func (s *Simulator) release(id int, freeS *float64) {
 	now := s.eng.NowS()
-	t.readyS = now
+	s.tasks[id].readyS = now
 	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
-	s.eng.PostCallAfter(*freeS-now, s.pushCall, int(t.id))
+	s.eng.PostCallAfter(*freeS-now, s.pushCall, id)
 }
 
 // threadClock is when w's thread is free: a GPU worker's is its node's
@@ -852,7 +852,7 @@ func (s *Simulator) threadClock(w *Worker) *float64 {
 
 // push hands task id to the scheduler and wakes the idle workers.
 func (s *Simulator) push(id int) {
-	t := s.tasks[id]
+	t := &s.tasks[id]
 	s.obs.Push(s.eng.NowS(), t)
 	s.sched.Push(t)
 	s.wakeIdle()
@@ -941,7 +941,7 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 // arrived counts one of task id's inputs in; the last one makes the task
 // ready after the per-buffer fetch cost.
 func (s *Simulator) arrived(id int) {
-	t := s.tasks[id]
+	t := &s.tasks[id]
 	t.nfetching--
 	if t.nfetching == 0 {
 		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.bufs)), s.readyCall, int(t.id))
@@ -1020,7 +1020,7 @@ func (s *Simulator) startKernel(w *Worker) {
 	now := s.eng.NowS()
 	if s.opts.Check {
 		for _, id := range t.preds() {
-			if p := s.tasks[id]; !p.done {
+			if p := &s.tasks[id]; !p.done {
 				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.id, t.spec.Name, p.id, p.spec.Name))
 			}
 		}
@@ -1170,7 +1170,7 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 	for _, q := range s.succ[s.succOff[t.id]:s.succOff[t.id+1]] {
 		s.npending[q]--
 		if s.npending[q] == 0 {
-			s.release(s.tasks[q], s.threadClock(w))
+			s.release(int(q), s.threadClock(w))
 		}
 	}
 	for _, b := range t.bufs {
