@@ -57,31 +57,32 @@ type Worker struct {
 }
 
 type TaskState struct {
-	// bufs and prio come first, together: the schedulers' queue scans read
-	// them for task after task. prio and syncGPU copy spec's Priority and
-	// SyncGPU, which the scans and the driver read often: spec is
-	// elsewhere in memory. The struct is 128 bytes, two cache lines of the
-	// slab buildGraph makes (which starts on a page): tasks are reached in
-	// no particular order, each a cache miss or two, and there are as many
-	// as the graph's tasks.
-	bufs   []taskBuf
-	spec   *Task
-	worker *Worker
-	stats  *workerStats // nil entries: cannot run there
-	// dg holds the dependency lists (Preds), shared by every task.
-	dg *depGraph
-
+	// The struct is 128 bytes, two cache lines of its slab (which starts
+	// on a page): tasks are reached in no particular order, each a cache
+	// miss or two, and there are as many as the graph's tasks. The first
+	// line holds what a push reads (bufs, stats, prio, prefetched) and
+	// readyS, which the release writes just before: that store brings the
+	// line in without stalling, for the push to find it. prio and syncGPU
+	// copy spec's Priority and SyncGPU, read often: spec is elsewhere.
+	bufs         []taskBuf
+	stats        *workerStats // nil entries: cannot run there
+	worker       *Worker
+	readyS       float64
 	id           int32
 	prio         int32
-	kernel       int32 // index of spec.Name in Simulator.kernelNames
-	nfetching    int32
 	prefetchNode int32
 	syncGPU      bool
 	done         bool
 	prefetched   bool
 	wontUse      bool // spec.WontUse is not empty
 
-	submitS, readyS, startS, endS float64
+	spec *Task
+	// dg holds the dependency lists (Preds), shared by every task.
+	dg        *depGraph
+	kernel    int32 // index of spec.Name in Simulator.kernelNames
+	nfetching int32
+
+	submitS, startS, endS float64
 
 	// Scheduler bookkeeping (dmda family).
 	predictedUS, penPrimeUS float64
