@@ -96,7 +96,15 @@ type workerStats []*KernelStats
 type taskBuf struct {
 	h    *handleState
 	mode Mode
+	// touch is written, never read, by release: in the padding, a store
+	// that brings the buffers' cache line in for the push (see bufSlots).
+	touch bool
 }
+
+// bufSlots is the buffers' slab's room per task: task i's buffers are at
+// bufs[bufSlots*i:], where the release finds them without reading
+// anything (a task with more goes at the slab's end).
+const bufSlots = 3
 
 // Simulator runs one graph on one machine. Create with New, then Run.
 type Simulator struct {
@@ -120,6 +128,7 @@ type Simulator struct {
 	// submitted). Kept apart from the tasks, densely, because a kernel's
 	// end decrements it for each successor, scattered over the graph.
 	npending []int32
+	bufs     []taskBuf           // every task's buffers (TaskState.bufs, bufSlots)
 	deps     depGraph            // every task's dg
 	lastEndS float64             // the latest kernel end: the makespan once all ran
 	routes   [][]*emulator.Route // [src][dst]; nil: no direct route
@@ -477,11 +486,13 @@ func (s *Simulator) buildGraph() error {
 		hs.valid = 1
 		s.handles = append(s.handles, hs)
 	}
-	nbuf := 0
+	nbuf := bufSlots * len(s.g.Tasks)
 	for i := range s.g.Tasks {
-		nbuf += len(s.g.Tasks[i].Buffers)
+		if n := len(s.g.Tasks[i].Buffers); n > bufSlots {
+			nbuf += n
+		}
 	}
-	bbuf := make([]taskBuf, 0, nbuf)
+	s.bufs = make([]taskBuf, bufSlots*len(s.g.Tasks), nbuf)
 	var kslab []*KernelStats // per-task entries (pinned or fixed-length tasks)
 	var krows []workerStats  // and their slices
 	type statsKey struct {
@@ -543,14 +554,18 @@ func (s *Simulator) buildGraph() error {
 		}
 		ts.kernel, ts.prio, ts.syncGPU, ts.dg = int32(k), int32(t.Priority), t.SyncGPU, &s.deps
 		ts.wontUse = len(t.WontUse) > 0
-		b0 := len(bbuf)
-		for _, a := range t.Buffers {
+		b0, n := bufSlots*i, len(t.Buffers)
+		if n > bufSlots {
+			b0 = len(s.bufs)
+			s.bufs = s.bufs[:b0+n]
+		}
+		ts.bufs = s.bufs[b0 : b0+n : b0+n]
+		for j, a := range t.Buffers {
 			if a.Handle < 0 || a.Handle >= len(s.handles) {
 				return fmt.Errorf("task %d (%s): unknown handle %d", i, t.Name, a.Handle)
 			}
-			bbuf = append(bbuf, taskBuf{s.handles[a.Handle], a.Mode})
+			ts.bufs[j] = taskBuf{h: s.handles[a.Handle], mode: a.Mode}
 		}
-		ts.bufs = bbuf[b0:len(bbuf):len(bbuf)]
 		if err := s.checkFits(ts, minCap); err != nil {
 			return err
 		}
@@ -853,6 +868,7 @@ func (s *Simulator) submit(i int) {
 func (s *Simulator) release(id int, freeS *float64) {
 	now := s.eng.NowS()
 	s.tasks[id].readyS = now
+	s.bufs[bufSlots*id].touch = true
 	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
 	s.eng.PostCallAfter(*freeS-now, s.pushCall, id)
 }
