@@ -194,12 +194,13 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 		nodeIdx: map[string]int{}, minBw: map[*emulator.Route]float64{}, pitch: map[[2]int][]PitchModel{},
 		uncal: map[[2]string]bool{}, kcache: map[KernelKey]*KernelStats{}}
 	s.net = emulator.NewNetwork(s.eng, emulator.NetworkOptions{Check: opts.Check})
+	if len(g.Tasks) > math.MaxInt32 {
+		return nil, fmt.Errorf("%d tasks: at most %d (task ids are 32-bit)", len(g.Tasks), math.MaxInt32)
+	}
 	// The dependencies depend on the graph alone: they are derived on
-	// another core while the rest is built.
-	// The task states' slab is allocated here for that core to prefault
-	// its tail once the dependencies are done (page faults were two
-	// thirds of buildGraph's time), while buildGraph fills it from the
-	// head.
+	// another core while the rest is built. That core then prefaults the
+	// tail of the task states' slab (page faults were two thirds of
+	// buildGraph's time), while buildGraph fills it from the head.
 	s.tasks = make([]TaskState, len(g.Tasks))
 	depc := make(chan *depGraph, 1)
 	go func() {
