@@ -1,0 +1,283 @@
+// Package atomicfile writes output files all or nothing. Each file is
+// written to a temporary in its own directory (so the final rename never
+// crosses file systems) and renamed into place by Commit; Abort, or
+// RemovePending from a signal handler, removes the temporary. A failed,
+// interrupted or killed-by-signal command therefore leaves neither a partial
+// output nor a temporary behind (a SIGKILL can leave a ".NAME.*.tmp").
+//
+// The package keeps a registry of the temporaries not yet committed and of
+// the outputs given up, so a command can say what it did not write.
+package atomicfile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// File is an output being written: the embedded *os.File is the temporary.
+type File struct {
+	*os.File
+	path string // the final path
+	done bool   // committed or aborted
+}
+
+// registry holds the pending temporaries and dirs, in creation order.
+var registry struct {
+	sync.Mutex
+	files       []*File
+	dirs        []*Dir
+	interrupted bool
+	notWritten  []string
+}
+
+// ErrInterrupted is returned by Commit after RemovePending ran.
+var ErrInterrupted = errors.New("interrupted")
+
+// Create starts writing path: it creates a temporary beside it, with the
+// permissions os.Create would give path (0666 less the umask).
+func Create(path string) (*File, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	if base == "" {
+		return nil, fmt.Errorf("%s: is a directory, want a file name", path)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, want a file name", path)
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	if registry.interrupted {
+		return nil, ErrInterrupted
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			// CreateTemp names the pattern, not the file asked for.
+			return nil, fmt.Errorf("%s: cannot create: %v", path, pe.Err)
+		}
+		return nil, fmt.Errorf("%s: cannot create: %v", path, err)
+	}
+	if err := tmp.Chmod(os.FileMode(0o666 &^ umask)); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	f := &File{File: tmp, path: path}
+	registry.files = append(registry.files, f)
+	return f, nil
+}
+
+// Path is the final path of f.
+func (f *File) Path() string { return f.path }
+
+// Commit closes the temporary and renames it to the final path. On error
+// the temporary is removed and the output counts as not written.
+func (f *File) Commit() error {
+	registry.Lock()
+	defer registry.Unlock()
+	if f.done {
+		return nil
+	}
+	if registry.interrupted {
+		f.abortLocked()
+		return ErrInterrupted
+	}
+	if err := f.File.Close(); err != nil {
+		f.abortLocked()
+		return fmt.Errorf("%s: %v", f.path, err)
+	}
+	if err := os.Rename(f.File.Name(), f.path); err != nil {
+		f.abortLocked()
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = le.Err
+		}
+		return fmt.Errorf("%s: %v", f.path, err)
+	}
+	f.done = true
+	f.unregisterLocked()
+	return nil
+}
+
+// Abort closes and removes the temporary (a no-op once committed or aborted).
+func (f *File) Abort() {
+	registry.Lock()
+	defer registry.Unlock()
+	f.abortLocked()
+}
+
+func (f *File) abortLocked() {
+	if f.done {
+		return
+	}
+	f.File.Close()
+	os.Remove(f.File.Name())
+	f.done = true
+	f.unregisterLocked()
+	registry.notWritten = append(registry.notWritten, f.path)
+}
+
+func (f *File) unregisterLocked() {
+	for i, g := range registry.files {
+		if g == f {
+			registry.files = append(registry.files[:i], registry.files[i+1:]...)
+			return
+		}
+	}
+}
+
+// Write writes path all or nothing with fn, through a buffer.
+func Write(path string, fn func(w io.Writer) error) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := fn(bw); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Abort()
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return f.Commit()
+}
+
+// WriteFile writes data to path all or nothing.
+func WriteFile(path string, data []byte) error {
+	return Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		if err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		return nil
+	})
+}
+
+// Dir is an output directory: Create makes the missing ones, Abort removes
+// those it made if they are empty.
+type Dir struct {
+	path    string
+	created []string // deepest last
+	done    bool
+}
+
+// MkdirAll creates path and its missing parents (0777 less the umask), and
+// remembers which it created.
+func MkdirAll(path string) (*Dir, error) {
+	registry.Lock()
+	defer registry.Unlock()
+	if registry.interrupted {
+		return nil, ErrInterrupted
+	}
+	d := &Dir{path: path}
+	var missing []string
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err == nil {
+			if !st.IsDir() {
+				return nil, fmt.Errorf("%s: not a directory", p)
+			}
+			break
+		}
+		missing = append(missing, p)
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o777); err != nil && !os.IsExist(err) {
+			d.abortLocked()
+			return nil, fmt.Errorf("%s: cannot create directory: %v", missing[i], unwrapPath(err))
+		}
+		d.created = append(d.created, missing[i])
+	}
+	registry.dirs = append(registry.dirs, d)
+	return d, nil
+}
+
+// Commit keeps the directory.
+func (d *Dir) Commit() {
+	registry.Lock()
+	defer registry.Unlock()
+	d.done = true
+	d.unregisterLocked()
+}
+
+// Abort removes the directories MkdirAll created, if empty.
+func (d *Dir) Abort() {
+	registry.Lock()
+	defer registry.Unlock()
+	d.abortLocked()
+}
+
+func (d *Dir) abortLocked() {
+	if d.done {
+		return
+	}
+	for i := len(d.created) - 1; i >= 0; i-- {
+		os.Remove(d.created[i]) // fails, harmlessly, when not empty
+	}
+	d.done = true
+	d.unregisterLocked()
+}
+
+func (d *Dir) unregisterLocked() {
+	for i, g := range registry.dirs {
+		if g == d {
+			registry.dirs = append(registry.dirs[:i], registry.dirs[i+1:]...)
+			return
+		}
+	}
+}
+
+// RemovePending removes every temporary not yet committed, and the
+// directories made for them, for a signal handler: Create, MkdirAll and
+// Commit fail from then on. It returns the outputs not written, as
+// NotWritten does.
+func RemovePending() []string {
+	registry.Lock()
+	defer registry.Unlock()
+	registry.interrupted = true
+	for len(registry.files) > 0 {
+		registry.files[0].abortLocked()
+	}
+	for len(registry.dirs) > 0 {
+		registry.dirs[0].abortLocked()
+	}
+	return append([]string(nil), registry.notWritten...)
+}
+
+// NotWritten lists the outputs given up (aborted) since the last Reset, in
+// the order they were given up.
+func NotWritten() []string {
+	registry.Lock()
+	defer registry.Unlock()
+	return append([]string(nil), registry.notWritten...)
+}
+
+// Reset forgets the outputs given up (a new command starts). Pending
+// temporaries are kept.
+func Reset() {
+	registry.Lock()
+	defer registry.Unlock()
+	registry.notWritten = nil
+	registry.interrupted = false
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
