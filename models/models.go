@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"math"
 	goruntime "runtime"
 	"strconv"
 	"strings"
@@ -296,3 +297,30 @@ func rw(h int) runtime.Access { return runtime.Access{Handle: h, Mode: runtime.R
 func graphName(app string, o Options) string {
 	return fmt.Sprintf("%s N=%d block=%d %s", app, o.N, o.Block, o.Precision)
 }
+
+// Size is the size of the graph New(app, o) builds, computed without
+// building it: its tasks, handles and task buffers (each an access to a
+// handle). It checks o as New does.
+func Size(app string, o Options) (tasks, handles, buffers int64, err error) {
+	n, err := o.validate()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	nb := int64(n)
+	if nb > 1<<20 { // nb³ would overflow: beyond any budget anyway
+		return math.MaxInt64, nb * nb, math.MaxInt64, nil
+	}
+	ntrsm := nb * (nb - 1) / 2
+	switch strings.ToLower(app) {
+	case "cholesky":
+		ngemm := nb * (nb - 1) * (nb - 2) / 6
+		return nb + 2*ntrsm + ngemm, nb * (nb + 1) / 2, nb + 2*2*ntrsm + 3*ngemm, nil
+	case "lu":
+		ngemm := (nb - 1) * nb * (2*nb - 1) / 6
+		return nb + 2*ntrsm + ngemm, nb * nb, nb + 2*2*ntrsm + 3*ngemm, nil
+	}
+	return 0, 0, 0, fmt.Errorf("models: unknown application %q (want cholesky or lu)", app)
+}
+
+// Apps are the applications New builds.
+var Apps = []string{"cholesky", "lu"}
