@@ -46,6 +46,8 @@ func TestBadCalibrations(t *testing.T) {
 		{"zero cores", `"cpu_cores": 4`, `"cpu_cores": 0`, 6, "cpu_cores must be >= 1"},
 		{"driver core", `"driver_core": 3`, `"driver_core": 9`, 9, "driver_core 9 is not a core"},
 		{"bad kind", `"kind": "cuda"`, `"kind": "gpu"`, 9, "kind must be cuda"},
+		// 90 % of it in whole MiB is 0, which must not mean unlimited.
+		{"tiny GPU memory", `"memory_bytes": 1073741824`, `"memory_bytes": 1000000`, 9, "memory_bytes must be at least 2097152 (2 MiB"},
 		{"negative bandwidth", `"bandwidth_Bps": 11e9, "latency_s": 1e-5}`, `"bandwidth_Bps": -11e9, "latency_s": 1e-5}`, 15, "bandwidth must be > 0"},
 		{"negative latency", `"bandwidth_Bps": 12e9, "latency_s": 0}`, `"bandwidth_Bps": 12e9, "latency_s": -1}`, 14, "latency must be >= 0"},
 		{"unknown link", `["CUDA0-RAM", "Share"]`, `["CUDA0-RAM", "Shared"]`, 20, "unknown link \"Shared\""},

@@ -50,6 +50,10 @@ func ValidArch(s string) bool { return archRe.MatchString(s) }
 
 var hexRe = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
+// minDeviceMemoryBytes is the least memory_bytes of a device (the
+// runtime's MinGPUMemoryBytes).
+const minDeviceMemoryBytes = 2 << 20
+
 // Nodes returns the memory nodes: "RAM" then each device.
 func (f *File) Nodes() []string {
 	nodes := []string{"RAM"}
@@ -102,8 +106,10 @@ func (f *File) validateMachine() error {
 			return verr(append(p, "kind"), "kind must be cuda, opencl or hip, got %q", d.Kind)
 		case !ValidArch(d.Arch) || arch[d.Arch]:
 			return verr(append(p, "arch"), "arch %q is not a unique StarPU arch name (e.g. cuda0)", d.Arch)
-		case d.MemoryBytes <= 0:
-			return verr(append(p, "memory_bytes"), "memory_bytes must be > 0, got %d", d.MemoryBytes)
+		case d.MemoryBytes < minDeviceMemoryBytes:
+			// StarPU uses 90 % of it in whole MiB: 0, which the runtime
+			// would take for unlimited, below 2 MiB.
+			return verr(append(p, "memory_bytes"), "memory_bytes must be at least %d (2 MiB: StarPU uses 90 %% of it in whole MiB), got %d", minDeviceMemoryBytes, d.MemoryBytes)
 		case d.DriverCore < 0 || d.DriverCore >= m.CPUCores:
 			return verr(append(p, "driver_core"), "driver_core %d is not a core of the %d-core machine", d.DriverCore, m.CPUCores)
 		}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"sync"
@@ -199,6 +200,24 @@ type Utilization struct {
 	IntervalS float64     `json:"interval_s"`
 	Workers   []string    `json:"workers"`
 	Busy      [][]float64 `json:"busy"`
+}
+
+// MaxSamples bounds a run's utilization series (workers × intervals), so
+// that a tiny sample interval fails before the series is allocated
+// rather than exhausting the memory.
+const MaxSamples = 1 << 23
+
+// checkSamples fails when the utilization series would exceed MaxSamples.
+func (s *Simulator) checkSamples() error {
+	iv, mk := s.opts.SampleIntervalS, s.lastEndS
+	if !(iv > 0) || !(mk > 0) {
+		return nil
+	}
+	if n := math.Ceil(mk/iv) * float64(len(s.workers)); n > MaxSamples {
+		return fmt.Errorf("sample interval %v s: %.3g samples over the %v s makespan and %d workers, at most %d (2^23): use an interval of at least %.3g s",
+			iv, n, mk, len(s.workers), MaxSamples, mk*float64(len(s.workers))/float64(MaxSamples-len(s.workers))*1.001)
+	}
+	return nil
 }
 
 func (s *Simulator) utilization(mk float64) *Utilization {

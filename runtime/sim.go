@@ -194,6 +194,12 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 		nodeIdx: map[string]int{}, minBw: map[*emulator.Route]float64{}, pitch: map[[2]int][]PitchModel{},
 		uncal: map[[2]string]bool{}, kcache: map[KernelKey]*KernelStats{}}
 	s.net = emulator.NewNetwork(s.eng, emulator.NetworkOptions{Check: opts.Check})
+	if opts.GPUMemLimitBytes < 0 {
+		return nil, fmt.Errorf("GPU memory limit %d bytes is negative (0: StarPU's default)", opts.GPUMemLimitBytes)
+	}
+	if iv := opts.SampleIntervalS; iv < 0 || math.IsNaN(iv) || math.IsInf(iv, 0) {
+		return nil, fmt.Errorf("sample interval %v s: want a finite interval >= 0 (0: no sampling)", iv)
+	}
 	if len(g.Tasks) > math.MaxInt32 {
 		return nil, fmt.Errorf("%d tasks: at most %d (task ids are 32-bit)", len(g.Tasks), math.MaxInt32)
 	}
@@ -257,6 +263,9 @@ func (s *Simulator) buildNodes() error {
 		capacity := (d.MemoryBytes >> 20) * 9 / 10 << 20
 		if s.opts.GPUMemLimitBytes > 0 {
 			capacity = s.opts.GPUMemLimitBytes
+		} else if capacity <= 0 {
+			// 0 means unlimited: a tiny memory must not become that.
+			return fmt.Errorf("%s has %d bytes of memory: StarPU uses 90 %% of it in whole MiB, 0 here; a GPU needs at least %d bytes (2 MiB)", d.Name, d.MemoryBytes, MinGPUMemoryBytes)
 		}
 		s.addNode(d.Name, capacity, d.Arch)
 		s.ngpus++
@@ -442,10 +451,29 @@ func (s *Simulator) checkFits(t *TaskState, minCap int64) error {
 	}
 	for _, n := range s.nodes[1:] {
 		if n.capacity > 0 && need > n.capacity {
-			return fmt.Errorf("memory of %s (%d bytes) cannot hold the data of task %d (%s), %d bytes at once: raise the GPU memory limit", n.name, n.capacity, t.id, t.spec.Name, need)
+			return &FitError{Node: n.name, CapacityBytes: n.capacity, Task: int(t.id), Name: t.spec.Name, NeedBytes: need}
 		}
 	}
 	return nil
+}
+
+// MinGPUMemoryBytes is the least memory a GPU can have: StarPU uses 90 %
+// of it, in whole MiB, which is 0 below 2 MiB.
+const MinGPUMemoryBytes = 2 << 20
+
+// FitError says that a task's data cannot be on a GPU at once (New fails
+// with it before any simulation: such a run could only deadlock).
+type FitError struct {
+	Node          string
+	CapacityBytes int64
+	Task          int
+	Name          string
+	NeedBytes     int64 // whole suballocator chunks, and large buffers
+}
+
+func (e *FitError) Error() string {
+	return fmt.Sprintf("memory of %s (%d bytes) cannot hold the data of task %d (%s), %d bytes at once: raise the GPU memory limit",
+		e.Node, e.CapacityBytes, e.Task, e.Name, e.NeedBytes)
 }
 
 func (s *Simulator) parseDir(d string) ([2]int, bool) {
@@ -826,6 +854,9 @@ func (s *Simulator) Run() (*Result, error) {
 		if err := s.finalCheck(); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.checkSamples(); err != nil {
+		return nil, err
 	}
 	res := s.result()
 	s.obs.End(res.MakespanS)

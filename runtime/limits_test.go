@@ -1,0 +1,71 @@
+package runtime_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/runtime"
+)
+
+// TestOptionsRefused: options that could only give a wrong or unbounded
+// run are refused by New, before any simulation.
+func TestOptionsRefused(t *testing.T) {
+	g, err := models.New("cholesky", models.Options{N: 2880, Block: 960, PrioritySched: "dmda"})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		edit func(o *runtime.Options, m *runtime.Machine)
+		want string
+	}{
+		{"negative GPU memory limit", func(o *runtime.Options, _ *runtime.Machine) { o.GPUMemLimitBytes = -1 }, "GPU memory limit -1 bytes is negative"},
+		{"NaN sample interval", func(o *runtime.Options, _ *runtime.Machine) { o.SampleIntervalS = math.NaN() }, "sample interval NaN s"},
+		{"negative sample interval", func(o *runtime.Options, _ *runtime.Machine) { o.SampleIntervalS = -1 }, "sample interval -1 s"},
+		// 90 % of 1 000 000 bytes in whole MiB is 0, which would mean unlimited.
+		{"GPU memory below 2 MiB", func(_ *runtime.Options, m *runtime.Machine) { m.Devices[0].MemoryBytes = 1000000 },
+			"CUDA0 has 1000000 bytes of memory: StarPU uses 90 % of it in whole MiB, 0 here; a GPU needs at least 2097152 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := calibrate.Default().RuntimeMachine()
+			o := opts("dmda")
+			tc.edit(&o, m)
+			_, err := runtime.New(m, g, o)
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+	// 2 MiB gives 1 MiB of usable memory: a limit, too small for a tile.
+	m := calibrate.Default().RuntimeMachine()
+	m.Devices[0].MemoryBytes = runtime.MinGPUMemoryBytes
+	_, err = runtime.New(m, g, opts("dmda"))
+	var fe *runtime.FitError
+	require.True(t, errors.As(err, &fe), "%v", err)
+	assert.Equal(t, runtime.FitError{Node: "CUDA0", CapacityBytes: 1 << 20, Task: 0, Name: "POTRF", NeedBytes: 32 << 20}, *fe)
+}
+
+// TestSampleBudget: a sample interval that would make a series of more
+// than MaxSamples values fails after the run, before the series is
+// allocated; one within the budget gives the series.
+func TestSampleBudget(t *testing.T) {
+	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, PrioritySched: "dmda"})
+	require.NoError(t, err)
+	m := calibrate.Default().RuntimeMachine()
+	o := opts("dmda")
+	o.SampleIntervalS = 1e-12
+	s, err := runtime.New(m, g, o)
+	require.NoError(t, err)
+	_, err = s.Run()
+	require.ErrorContains(t, err, "sample interval 1e-12 s:")
+	assert.ErrorContains(t, err, "at most 8388608 (2^23)")
+	o.SampleIntervalS = 1e-3
+	s, err = runtime.New(m, g, o)
+	require.NoError(t, err)
+	res, err := s.Run()
+	require.NoError(t, err)
+	require.NotNil(t, res.Utilization)
+	assert.Len(t, res.Utilization.Busy[0], int(math.Ceil(res.MakespanS/1e-3)))
+}
