@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/starsim/starsim/internal/srcerr"
 	"github.com/starsim/starsim/runtime"
 )
 
@@ -18,6 +19,12 @@ type ReplayOptions struct {
 	// TotalFlops, when > 0, is the flop count GFlop/s is computed from
 	// (default: the sum of the records' GFlop).
 	TotalFlops float64
+	// File names the trace in errors ("FILE:LINE: reason").
+	File string
+	// IgnoreMissingDeps drops DependsOn entries naming a JobId that no
+	// record of the trace has (a warning says how many), instead of
+	// failing.
+	IgnoreMissingDeps bool
 }
 
 // Graph rebuilds the task graph of a recorded run, as starpu_replay does:
@@ -30,6 +37,14 @@ type ReplayOptions struct {
 // recorded worker for its recorded length (StarPU's replay does the same,
 // but mixes up ms and µs; here the length is converted). It returns the
 // graph and a warning per such model.
+//
+// The dependency graph must be sound: a JobId repeated, a SubmitOrder
+// repeated among executed tasks, a self-dependency, a cycle, or a task
+// depending on one submitted after it (the replay submits in SubmitOrder,
+// and a task can only wait for one submitted before it) is an error at the
+// record's line. A DependsOn naming a JobId no record has is an error
+// unless IgnoreMissingDeps. A dependency on a record that did not execute
+// (a StarPU-internal task) stands for that record's own dependencies.
 func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error) {
 	type exec struct {
 		r     *TaskRecord
@@ -55,20 +70,27 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error)
 		tasks = append(tasks, exec{r, order})
 	}
 	if len(tasks) == 0 {
-		return nil, nil, fmt.Errorf("no executed task (records with WorkerId, StartTime and EndTime)")
+		return nil, nil, srcerr.Errorf(o.File, 0, "no executed task (records with WorkerId, StartTime and EndTime)")
 	}
 	sort.SliceStable(tasks, func(a, b int) bool { return tasks[a].order < tasks[b].order })
+	order := make([]*TaskRecord, len(tasks))
+	for i, t := range tasks {
+		order[i] = t.r
+	}
+	deps, dropped, err := resolveDeps(recs, order, o)
+	if err != nil {
+		return nil, nil, err
+	}
 	g := &runtime.Graph{Name: fmt.Sprintf("replay of %d tasks", len(tasks))}
 	handles := map[string]int{}
-	byJob := map[int64]int{}
 	var warn []string
+	if dropped > 0 {
+		warn = append(warn, fmt.Sprintf("%d DependsOn entries name a JobId absent from the trace: dropped (--ignore-missing-deps)", dropped))
+	}
 	warned := map[string]bool{}
 	gflops := 0.0
 	for i, t := range tasks {
 		r := t.r
-		if r.JobID != nil {
-			byJob[*r.JobID] = i
-		}
 		task := runtime.Task{ID: i, Name: r.Name, Model: r.Model, SyncGPU: SyncGPUModel(r.Model)}
 		if task.Name == "" {
 			task.Name = r.Model
@@ -84,7 +106,7 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error)
 			gflops += *r.GFlop
 		}
 		if len(r.Modes) != len(r.Handles) {
-			return nil, nil, fmt.Errorf("record at line %d: %d handles but %d modes", r.Line, len(r.Handles), len(r.Modes))
+			return nil, nil, srcerr.Errorf(o.File, r.Line, "%d handles but %d modes", len(r.Handles), len(r.Modes))
 		}
 		for k, hx := range r.Handles {
 			id, ok := handles[hx]
@@ -99,15 +121,11 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error)
 			}
 			mode, err := parseMode(r.Modes[k])
 			if err != nil {
-				return nil, nil, fmt.Errorf("record at line %d: %v", r.Line, err)
+				return nil, nil, srcerr.Errorf(o.File, r.Line, "%v", err)
 			}
 			task.Buffers = append(task.Buffers, runtime.Access{Handle: id, Mode: mode})
 		}
-		for _, d := range r.DependsOn {
-			if j, ok := byJob[d]; ok && j < i {
-				task.Deps = append(task.Deps, j)
-			}
-		}
+		task.Deps = deps[i]
 		if o.StaticWorkerID {
 			task.Pinned, task.Worker = true, *r.WorkerID
 		}
@@ -140,6 +158,144 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error)
 		g.TotalFlops = o.TotalFlops
 	}
 	return g, warn, nil
+}
+
+// resolveDeps checks the records' dependency graph (see Graph) and returns
+// each executed task's dependencies as indexes into the submission order
+// (exec, the executed records in that order), and how many DependsOn
+// entries were dropped for naming no record.
+func resolveDeps(recs []TaskRecord, exec []*TaskRecord, o ReplayOptions) ([][]int, int, error) {
+	pos := make(map[*TaskRecord]int, len(exec))
+	for i, r := range exec {
+		pos[r] = i
+	}
+	byJob := make(map[int64]*TaskRecord, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		if r.JobID == nil {
+			continue
+		}
+		if first, ok := byJob[*r.JobID]; ok {
+			return nil, 0, srcerr.Errorf(o.File, r.Line, "JobId %d repeated (first on line %d): each JobId names one task", *r.JobID, first.Line)
+		}
+		byJob[*r.JobID] = r
+	}
+	for i := 1; i < len(exec); i++ {
+		a, b := exec[i-1], exec[i]
+		if a.SubmitOrder != nil && b.SubmitOrder != nil && *a.SubmitOrder == *b.SubmitOrder {
+			if b.Line < a.Line {
+				a, b = b, a
+			}
+			return nil, 0, srcerr.Errorf(o.File, b.Line, "SubmitOrder %d repeated (first on line %d): each task is submitted once", *b.SubmitOrder, a.Line)
+		}
+	}
+	dropped := 0
+	// The edges of every record, missing JobIds checked.
+	edges := make(map[*TaskRecord][]*TaskRecord, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		for _, d := range r.DependsOn {
+			if r.JobID != nil && d == *r.JobID {
+				return nil, 0, srcerr.Errorf(o.File, r.Line, "job %d depends on itself", d)
+			}
+			q, ok := byJob[d]
+			if !ok {
+				if o.IgnoreMissingDeps {
+					dropped++
+					continue
+				}
+				return nil, 0, srcerr.Errorf(o.File, r.Line, "%s depends on job %d, which no record of the trace has (--ignore-missing-deps drops such dependencies)", taskLabel(*r), d)
+			}
+			edges[r] = append(edges[r], q)
+		}
+	}
+	// Cycles: a depth-first search over every record (iterative: a long
+	// chain must not exhaust the stack).
+	const (
+		unseen = iota
+		open
+		closed
+	)
+	state := make(map[*TaskRecord]int, len(recs))
+	type frame struct {
+		r    *TaskRecord
+		next int
+	}
+	for i := range recs {
+		if state[&recs[i]] != unseen {
+			continue
+		}
+		stack := []frame{{&recs[i], 0}}
+		state[&recs[i]] = open
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.next == len(edges[top.r]) {
+				state[top.r] = closed
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			q := edges[top.r][top.next]
+			top.next++
+			switch state[q] {
+			case open:
+				// stack[k] depends on stack[k+1], and the top on q.
+				k := len(stack) - 1
+				for stack[k].r != q {
+					k--
+				}
+				var path []string
+				for ; k < len(stack); k++ {
+					path = append(path, fmt.Sprintf("%s (line %d)", taskLabel(*stack[k].r), stack[k].r.Line))
+				}
+				return nil, 0, srcerr.Errorf(o.File, top.r.Line, "dependency cycle: %s, which depends on %s", strings.Join(path, ", which depends on "), taskLabel(*q))
+			case unseen:
+				state[q] = open
+				stack = append(stack, frame{q, 0})
+			}
+		}
+	}
+	// Each executed task's dependencies: executed records directly, the
+	// others through their own dependencies (memoized; the graph is
+	// acyclic now).
+	through := map[*TaskRecord][]*TaskRecord{}
+	var executedDeps func(r *TaskRecord) []*TaskRecord
+	executedDeps = func(r *TaskRecord) []*TaskRecord {
+		if ds, ok := through[r]; ok {
+			return ds
+		}
+		var out []*TaskRecord
+		for _, q := range edges[r] {
+			if _, ok := pos[q]; ok {
+				out = append(out, q)
+			} else {
+				out = append(out, executedDeps(q)...)
+			}
+		}
+		through[r] = out
+		return out
+	}
+	deps := make([][]int, len(exec))
+	for i, r := range exec {
+		seen := map[int]bool{}
+		for _, q := range edges[r] {
+			cands := []*TaskRecord{q}
+			if _, ok := pos[q]; !ok {
+				cands = executedDeps(q)
+			}
+			for _, c := range cands {
+				j := pos[c]
+				if j >= i {
+					return nil, 0, srcerr.Errorf(o.File, r.Line, "%s depends on %s (line %d), submitted after it: the replay submits tasks in SubmitOrder, and a task can only wait for one submitted before it",
+						taskLabel(*r), taskLabel(*c), c.Line)
+				}
+				if !seen[j] {
+					seen[j] = true
+					deps[i] = append(deps[i], j)
+				}
+			}
+		}
+	}
+	return deps, dropped, nil
 }
 
 func parseMode(m string) (runtime.Mode, error) {
