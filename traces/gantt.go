@@ -7,7 +7,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -18,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/starsim/starsim/internal/atomicfile"
 )
 
 // ganttPalette colors the kernels, in the order of their sorted names: the
@@ -77,7 +78,7 @@ func SaveGantt(a, b *Trace, path string) error {
 	if err := renderGantt(&buf, a, b, format); err != nil {
 		return fmt.Errorf("traces: cannot save Gantt chart %q: %w", path, err)
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // ganttPanel is one trace's chart and its height.

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/internal/atomicfile"
 )
 
 const calibrateUsage = `Usage: starsim calibrate SUBCOMMAND [flags]
@@ -23,24 +23,9 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	}, args, stdout, stderr)
 }
 
-// writeCalibration writes f to path atomically enough for a CLI: to a
-// temporary file renamed into place, so a failure leaves no partial file.
+// writeCalibration writes f to path all or nothing (atomicfile).
 func writeCalibration(f *calibrate.File, path string) error {
-	tmp := path + ".tmp"
-	out, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if err := f.Write(out); err != nil {
-		out.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := out.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, f.Write)
 }
 
 func runCalibrateImport(args []string, stdout, stderr io.Writer) error {
@@ -59,6 +44,9 @@ model entry. Warnings (entries left out) go to stderr.`, stderr)
 	}
 	if len(pos) != 0 || *dir == "" || *host == "" || *out == "" {
 		return &usageError{"want --starpu DIR --host NAME -o FILE.calib.json"}
+	}
+	if err := checkOutput("o", *out); err != nil {
+		return err
 	}
 	f, warn, err := calibrate.Import(*dir, *host)
 	if err != nil {
@@ -149,6 +137,9 @@ calibration). A header line and # comments are allowed.`, stderr)
 	}
 	if len(pos) != 0 || *out == "" || (*kcsv == "" && *tcsv == "") {
 		return &usageError{"want -o FILE.calib.json and --kernels K.csv and/or --transfers T.csv"}
+	}
+	if err := checkOutput("o", *out); err != nil {
+		return err
 	}
 	b, err := loadCalibration(*base, "", "", stderr)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,6 +34,11 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 2 {
 		return &usageError{fmt.Sprintf("want two traces A B, got %d argument(s)", len(pos))}
 	}
+	if *plotPath != "" {
+		if err := checkOutput("plot", *plotPath, ".png", ".svg"); err != nil {
+			return err
+		}
+	}
 	a, err := traces.LoadTrace(pos[0])
 	if err != nil {
 		return err
@@ -47,10 +53,17 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	var buf bytes.Buffer
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		err = enc.Encode(rep)
+	} else {
+		err = rep.WriteText(&buf)
 	}
-	return rep.WriteText(stdout)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(buf.Bytes())
+	return err
 }

@@ -193,7 +193,7 @@ func TestCompareErrors(t *testing.T) {
 		{"truncated JSON", []string{"compare", good, cutJSON}, 1, cutJSON + ":3: invalid JSON"},
 		{"missing file", []string{"compare", good, filepath.Join(dir, "nope")}, 1, "nope"},
 		{"one trace", []string{"compare", good}, 2, "want two traces A B"},
-		{"bad plot extension", []string{"compare", "--plot", filepath.Join(dir, "g.pdf"), good, good}, 1, "unsupported extension"},
+		{"bad plot extension", []string{"compare", "--plot", filepath.Join(dir, "g.pdf"), good, good}, 2, "unsupported extension"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

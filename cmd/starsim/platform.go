@@ -2,16 +2,15 @@ package main
 
 import (
 	"bytes"
-	"os"
-
 	"encoding/json"
 	"fmt"
-	"github.com/starsim/starsim/calibrate"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/internal/atomicfile"
 	"github.com/starsim/starsim/platforms"
 )
 
@@ -143,6 +142,11 @@ The real SimGrid 3.x loads it. -o - writes to stdout.`, stderr)
 	if len(pos) > 1 || *out == "" {
 		return &usageError{"want [FILE.calib.json] -o platform.xml"}
 	}
+	if *out != "-" {
+		if err := checkOutput("o", *out); err != nil {
+			return err
+		}
+	}
 	file := ""
 	if len(pos) == 1 {
 		file = pos[0]
@@ -155,12 +159,13 @@ The real SimGrid 3.x loads it. -o - writes to stdout.`, stderr)
 	if err != nil {
 		return err
 	}
-	if *out == "-" {
-		return p.WriteXML(stdout)
-	}
 	var buf bytes.Buffer
 	if err := p.WriteXML(&buf); err != nil {
 		return err
 	}
-	return os.WriteFile(*out, buf.Bytes(), 0o644)
+	if *out == "-" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	return atomicfile.WriteFile(*out, buf.Bytes())
 }

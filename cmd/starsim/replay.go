@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +25,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	f := runFlags{}
 	f.register(fs, "replay", args)
 	static := fs.Bool("static-workerid", false, "pin every task to the worker that ran it")
+	ignoreMissing := fs.Bool("ignore-missing-deps", false, "drop DependsOn entries naming a JobId absent from the trace (and say how many) instead of failing")
 	pos, err := f.parse(fs, args)
 	if err != nil {
 		return err
@@ -33,22 +33,25 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return &usageError{"want exactly one TASKS.rec (file or directory)"}
 	}
-	stop, err := f.startProfile()
-	if err != nil {
+	if err := f.validateCommon(); err != nil {
 		return err
 	}
-	res, err := f.replay(stderr, pos[0], *static)
-	if err == nil {
-		err = f.print(stdout, res)
+	out := &outputSet{}
+	if err := f.startProfile(out); err != nil {
+		return err
 	}
-	return errors.Join(err, stop())
+	res, err := f.replay(stderr, pos[0], *static, *ignoreMissing, out)
+	return f.finish(stdout, res, err, out)
 }
 
 // replay simulates the tasks recorded in path (a tasks.rec or its directory).
-func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.Result, error) {
+func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing bool, out *outputSet) (*runtime.Result, error) {
 	arg := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "tasks.rec")
+	}
+	if err := checkInput("tasks.rec file", path); err != nil {
+		return nil, err
 	}
 	fh, err := os.Open(path)
 	if err != nil {
@@ -69,13 +72,14 @@ func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.
 	for _, k := range cal.Kernels {
 		symbols[k.Model] = true
 	}
-	g, warn, err := traces.Graph(recs, traces.ReplayOptions{StaticWorkerID: static, HasModel: func(s string) bool { return symbols[s] }})
+	g, warn, err := traces.Graph(recs, traces.ReplayOptions{StaticWorkerID: static, HasModel: func(s string) bool { return symbols[s] },
+		File: path, IgnoreMissingDeps: ignoreMissing})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	for _, w := range warn {
 		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
 	}
 	g.Name = "replay of " + arg
-	return f.simulate(stderr, cal.RuntimeMachine(), g)
+	return f.simulate(stderr, cal.RuntimeMachine(), g, out)
 }

@@ -2,8 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -55,6 +55,10 @@ type runFlags struct {
 	traceRec               string
 	cpuProfile             string
 	command                string
+	// set holds the flags given on the command line (or by StarPU's
+	// environment); observer the trace writers of the run.
+	set      map[string]bool
+	observer runtime.Observer
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -73,35 +77,54 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 0 {
 		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
 	}
-	stop, err := f.startProfile()
+	if err := f.validateRun(); err != nil {
+		return err
+	}
+	out := &outputSet{}
+	if err := f.startProfile(out); err != nil {
+		return err
+	}
+	res, err := f.run(stderr, out)
+	return f.finish(stdout, res, err, out)
+}
+
+// finish ends a run or replay: it commits the outputs when the run
+// succeeded (giving them all up otherwise), then prints the result, so
+// that nothing reaches stdout on failure.
+func (f *runFlags) finish(stdout io.Writer, res *runtime.Result, err error, out *outputSet) error {
+	var buf bytes.Buffer
+	if err == nil {
+		err = f.print(&buf, res)
+	}
+	if ferr := out.finish(err == nil); err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return err
 	}
-	res, err := f.run(stderr)
-	if err == nil {
-		err = f.print(stdout, res)
-	}
-	return errors.Join(err, stop())
+	_, err = stdout.Write(buf.Bytes())
+	return err
 }
 
-// startProfile starts the CPU profile --cpuprofile asks for; stop ends it
-// and closes the file.
-func (f *runFlags) startProfile() (stop func() error, err error) {
+// startProfile starts the CPU profile --cpuprofile asks for; out stops it
+// and commits the file.
+func (f *runFlags) startProfile(out *outputSet) error {
 	if f.cpuProfile == "" {
-		return func() error { return nil }, nil
+		return nil
 	}
-	file, err := os.Create(f.cpuProfile)
+	file, err := out.create(f.cpuProfile)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := pprof.StartCPUProfile(file); err != nil {
-		file.Close()
-		return nil, fmt.Errorf("%s: %w", f.cpuProfile, err)
+		out.abort()
+		return fmt.Errorf("%s: %w", f.cpuProfile, err)
 	}
-	return func() error {
+	out.onClose(func() error {
 		pprof.StopCPUProfile()
-		return file.Close()
-	}, nil
+		return nil
+	})
+	return nil
 }
 
 // register declares the flags run and replay share: machine, workers,
@@ -139,6 +162,7 @@ func (f *runFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	f.set = set
 	return pos, f.applyEnv(set)
 }
 
@@ -181,7 +205,7 @@ func (f *runFlags) applyEnv(set map[string]bool) error {
 	return nil
 }
 
-func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
+func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error) {
 	pauseGC()
 	defer resumeGC()
 	prec := models.Single
@@ -208,7 +232,7 @@ func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
 	if b.err != nil {
 		return nil, &usageError{b.err.Error()}
 	}
-	return f.simulate(stderr, cal.RuntimeMachine(), b.g)
+	return f.simulate(stderr, cal.RuntimeMachine(), b.g, out)
 }
 
 // gcPercent is the collector's setting while pauseGC holds it off; gcLimit
@@ -264,136 +288,93 @@ func resumeGC() {
 	}
 }
 
-// simulate runs g on m with the run flags' options, explain log and traces.
-func (f *runFlags) simulate(stderr io.Writer, m *runtime.Machine, g *runtime.Graph) (*runtime.Result, error) {
+// simulate runs g on m with the run flags' options, explain log and traces
+// (written through out).
+func (f *runFlags) simulate(stderr io.Writer, m *runtime.Machine, g *runtime.Graph, out *outputSet) (*runtime.Result, error) {
 	opts := runtime.DefaultOptions()
 	opts.Sched, opts.NCPU, opts.NCUDA, opts.Seed, opts.Check = f.sched, f.ncpu, f.ncuda, f.seed, f.check
 	opts.GPUMemLimitBytes, opts.NoPrefetch = f.gpuMem, f.noPrefetch
 	opts.StarPUTransferFactor = !f.noTransferFactor
 	opts.StarPUHiddenHoles = !f.noHiddenHoles
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
-	if f.sampleS < 0 {
-		return nil, &usageError{"--sample-interval must be >= 0 s"}
+	opts.Durations = runtime.Durations(f.durations)
+	if f.explainTask >= len(g.Tasks) {
+		return nil, &usageError{fmt.Sprintf("--explain-task %d: the graph has %d tasks (ids 0 to %d)", f.explainTask, len(g.Tasks), len(g.Tasks)-1)}
 	}
 	if f.explain != "" {
 		w := stderr
 		if f.explain != "-" {
-			fh, err := os.Create(f.explain)
+			fh, err := out.create(f.explain)
 			if err != nil {
 				return nil, err
 			}
-			defer fh.Close()
 			bw := bufio.NewWriter(fh)
-			defer bw.Flush()
+			out.onClose(bw.Flush)
 			w = bw
 		}
 		opts.Explain = w
-	} else if f.explainTask >= 0 {
-		return nil, &usageError{"--explain-task needs --explain FILE"}
 	}
-	switch d := runtime.Durations(f.durations); d {
-	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
-		opts.Durations = d
-	default:
-		return nil, &usageError{fmt.Sprintf("--durations must be mean, normal or histogram, got %q", f.durations)}
-	}
-	tr, err := f.openTraces(g)
-	if err != nil {
+	if err := f.openTraces(g, out); err != nil {
 		return nil, err
 	}
-	if tr != nil {
-		opts.Observer = tr.observer
+	if f.observer != nil {
+		opts.Observer = f.observer
 	}
 	sim, err := runtime.New(m, g, opts)
 	collectLater()
 	if err != nil {
-		tr.close()
-		return nil, err
+		return nil, f.explainNew(err)
 	}
-	res, err := sim.Run()
-	if cerr := tr.close(); err == nil {
-		err = cerr
-	}
-	return res, err
+	return sim.Run()
 }
 
-// traceSet is the trace writers of a run and the files under them.
-type traceSet struct {
-	observer runtime.Observer
-	closers  []func() error
-}
-
-func (t *traceSet) close() error {
-	if t == nil {
+// openTraces creates the requested trace writers (f.observer: nil when none).
+func (f *runFlags) openTraces(g *runtime.Graph, out *outputSet) error {
+	f.observer = nil
+	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" {
 		return nil
 	}
-	var first error
-	for _, c := range t.closers {
-		if err := c(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-// openTraces creates the requested trace writers (nil when none).
-func (f *runFlags) openTraces(g *runtime.Graph) (*traceSet, error) {
-	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" {
-		return nil, nil
-	}
 	h := traces.Header{Tool: "starsim", Version: version, Command: f.command, Seed: f.seed}
-	t := &traceSet{}
 	var obs []runtime.Observer
-	create := func(path string) (*os.File, error) {
-		fh, err := os.Create(path)
-		if err == nil {
-			t.closers = append(t.closers, fh.Close)
-		}
-		return fh, err
-	}
-	fail := func(err error) (*traceSet, error) {
-		t.close()
-		return nil, err
-	}
 	if f.tracePaje != "" {
-		fh, err := create(f.tracePaje)
+		fh, err := out.create(f.tracePaje)
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		p := traces.NewPaje(fh, h)
 		obs = append(obs, p)
-		t.closers = append([]func() error{p.Close}, t.closers...)
+		out.onClose(p.Close)
 	}
 	if f.traceChrome != "" {
-		fh, err := create(f.traceChrome)
+		fh, err := out.create(f.traceChrome)
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		c := traces.NewChrome(fh, h)
 		obs = append(obs, c)
-		t.closers = append([]func() error{c.Close}, t.closers...)
+		out.onClose(c.Close)
 	}
 	if f.traceRec != "" {
-		if err := os.MkdirAll(f.traceRec, 0o755); err != nil {
-			return fail(err)
+		if err := out.mkdir(f.traceRec); err != nil {
+			return err
 		}
-		tf, err := create(filepath.Join(f.traceRec, "tasks.rec"))
+		tf, err := out.create(filepath.Join(f.traceRec, "tasks.rec"))
 		if err != nil {
-			return fail(err)
+			return err
 		}
-		df, err := create(filepath.Join(f.traceRec, "data.rec"))
+		df, err := out.create(filepath.Join(f.traceRec, "data.rec"))
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		r := traces.NewRecWriter(tf, df, h)
 		if err := r.WriteData(g.Handles); err != nil {
-			return fail(err)
+			return err
 		}
 		obs = append(obs, r)
-		t.closers = append([]func() error{r.Close}, t.closers...)
+		out.onClose(r.Close)
 	}
-	t.observer = traces.Multi(obs...)
-	return t, nil
+	f.observer = traces.Multi(obs...)
+	return nil
 }
 
 func printResult(w io.Writer, r *runtime.Result) error {

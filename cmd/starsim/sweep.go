@@ -2,17 +2,21 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/internal/atomicfile"
 	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/runtime"
@@ -71,90 +75,215 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 0 {
 		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
 	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	// Flags, outputs and the sweep's size are checked before anything is
+	// read or run.
 	plan := &sweep.Plan{Double: *double}
-	if plan.Apps, err = splitList(*apps); err != nil {
+	if plan.Apps, err = parseList("app", *apps); err != nil {
 		return err
 	}
-	if plan.Scheds, err = splitList(*scheds); err != nil {
+	for i, a := range plan.Apps {
+		if plan.Apps[i], err = lookupApp(a); err != nil {
+			return err
+		}
+	}
+	if plan.Scheds, err = parseList("sched", *scheds); err != nil {
 		return err
 	}
 	for _, s := range plan.Scheds {
-		found := false
-		for _, k := range runtime.SchedulerNames() {
-			found = found || k == s
-		}
-		if !found {
-			return &usageError{fmt.Sprintf("unknown scheduler %q (known: %s)", s, strings.Join(runtime.SchedulerNames(), ", "))}
+		if !slices.Contains(runtime.SchedulerNames(), s) {
+			return flagError("sched", *scheds, "unknown scheduler %q (known: %s)", s, strings.Join(runtime.SchedulerNames(), ", "))
 		}
 	}
-	if plan.Ns, err = parseInts(*ns, true); err != nil {
+	if plan.Ns, err = parseInts("n", *ns, true, maxSweepJobs); err != nil {
 		return err
 	}
-	if plan.Blocks, err = parseInts(*blocks, false); err != nil {
+	if plan.Blocks, err = parseInts("block", *blocks, false, maxSweepJobs); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"ncpu", *ncpu}, {"ncuda", *ncuda}} {
+		if set[c.name] && c.v < 0 {
+			return flagError(c.name, c.v, "want a worker count >= 0 (leave the flag out for StarPU's default)")
+		}
+	}
+	if *jobsN < 1 || *jobsN > maxParallel {
+		return flagError("j", *jobsN, "want 1 to %d parallel runs", maxParallel)
+	}
+	if err := checkSampleInterval(*sample); err != nil {
 		return err
 	}
 	o := runtime.DefaultOptions()
 	o.NCPU, o.NCUDA, o.Seed, o.Check, o.SampleIntervalS = *ncpu, *ncuda, *seed, *check, *sample
-	if *sample < 0 {
-		return &usageError{"--sample-interval must be >= 0 s"}
-	}
 	switch d := runtime.Durations(*durations); d {
 	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
 		o.Durations = d
 	default:
-		return &usageError{fmt.Sprintf("--durations must be mean, normal or histogram, got %q", *durations)}
+		return flagError("durations", strconv.Quote(*durations), "want mean, normal or histogram")
 	}
 	plan.Options = o
-	if plan.Machines, err = sweepMachines(*calibs, *dir, *hosts, *gpus, *pci, *gpuMem, *gpuFrom, stderr); err != nil {
+	var w whatIfs
+	if *gpus != "" {
+		if w.gpus, err = parseInts("gpus", *gpus, false, maxGPUs); err != nil {
+			return err
+		}
+		for _, k := range w.gpus {
+			if k > maxGPUs {
+				return flagError("gpus", *gpus, "%d GPUs: at most %d (64 memory nodes with RAM)", k, maxGPUs)
+			}
+		}
+	}
+	if *pci != "" {
+		if w.pci, err = parseFloats("pci-bw-scale", *pci, minPCIScale, maxPCIScale); err != nil {
+			return err
+		}
+	}
+	if *gpuMem != "" {
+		if w.mem, err = parseGPUMems(*gpuMem); err != nil {
+			return err
+		}
+	}
+	shardI, shardN := 0, 0
+	if *shard != "" {
+		if shardI, shardN, err = parseShard(*shard); err != nil {
+			return err
+		}
+	}
+	if *plotPrice != "" && *price == "" {
+		return &usageError{"--plot-price needs --price FILE"}
+	}
+	outs := outputList{}
+	outs.add("csv", *csvOut)
+	outs.add("json", *jsonOut)
+	outs.add("plot", *plotOut, ".png", ".svg")
+	outs.add("plot-price", *plotPrice, ".png", ".svg")
+	if err := outs.check(); err != nil {
 		return err
 	}
+	var prices map[string]float64
 	if *price != "" {
-		if err := applyPrices(plan.Machines, *price, *ncuda); err != nil {
+		if prices, err = sweep.ReadPrices(*price); err != nil {
+			return err
+		}
+	}
+	if *gpuFrom != "" {
+		if w.from, err = calibrate.ReadFile(*gpuFrom); err != nil {
+			return err
+		}
+	}
+	if plan.Machines, err = sweepMachines(*calibs, *dir, *hosts, w, stderr); err != nil {
+		return err
+	}
+	if prices != nil {
+		if err := applyPrices(plan.Machines, prices, *price, *ncuda); err != nil {
 			return err
 		}
 	}
 	jobs := plan.Jobs()
 	if *shard != "" {
-		var i, n int
-		if _, err := fmt.Sscanf(*shard, "%d/%d", &i, &n); err != nil {
-			return &usageError{fmt.Sprintf("--shard wants i/n, got %q", *shard)}
+		if shardN > len(jobs) {
+			return flagError("shard", *shard, "the sweep has %d jobs: at most %d shards", len(jobs), len(jobs))
 		}
-		if jobs, err = sweep.Shard(jobs, i, n); err != nil {
+		if jobs, err = sweep.Shard(jobs, shardI, shardN); err != nil {
 			return &usageError{err.Error()}
 		}
 	}
-	var progress func(done, total int)
+	if err := checkSweepSize(plan, jobs, *jobsN); err != nil {
+		return err
+	}
+	if err := dryRun(plan, *gpuMem != ""); err != nil {
+		return err
+	}
+	var done atomic.Int64
+	note := func() string { return fmt.Sprintf("%d of %d jobs had finished", done.Load(), len(jobs)) }
+	interruptNote.Store(&note)
+	defer interruptNote.Store(nil)
+	tty := false
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		progress = func(done, total int) {
-			const width = 30
-			k := done * width / max(total, 1)
-			fmt.Fprintf(stderr, "\r[%s%s] %d/%d runs", strings.Repeat("#", k), strings.Repeat(" ", width-k), done, total)
-			if done == total {
-				fmt.Fprintln(stderr)
-			}
+		tty = true
+	}
+	progress := func(d, total int) {
+		done.Store(int64(d))
+		if !tty {
+			return
+		}
+		const width = 30
+		k := d * width / max(total, 1)
+		fmt.Fprintf(stderr, "\r[%s%s] %d/%d runs", strings.Repeat("#", k), strings.Repeat(" ", width-k), d, total)
+		if d == total {
+			fmt.Fprintln(stderr)
 		}
 	}
 	rows, err := sweep.Run(plan, jobs, *jobsN, progress)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w (%d of %d jobs had finished; nothing written)", err, done.Load(), len(jobs))
 	}
-	if err := writeOutputs(rows, *csvOut, *jsonOut); err != nil {
-		return err
+	files := map[string]func() ([]byte, error){}
+	if *csvOut != "" {
+		files[*csvOut] = func() ([]byte, error) { var b bytes.Buffer; err := sweep.WriteCSV(&b, rows); return b.Bytes(), err }
+	}
+	if *jsonOut != "" {
+		files[*jsonOut] = func() ([]byte, error) { var b bytes.Buffer; err := sweep.WriteJSON(&b, rows); return b.Bytes(), err }
 	}
 	if *plotOut != "" {
-		if err := plotRows(rows, *plotOut, false); err != nil {
-			return err
-		}
+		files[*plotOut] = func() ([]byte, error) { return plotRows(rows, *plotOut, false) }
 	}
 	if *plotPrice != "" {
-		if *price == "" {
-			return &usageError{"--plot-price needs --price FILE"}
+		files[*plotPrice] = func() ([]byte, error) { return plotRows(rows, *plotPrice, true) }
+	}
+	var table bytes.Buffer
+	if err := printRows(&table, rows); err != nil {
+		return err
+	}
+	if err := writeAll(files, []string{*csvOut, *jsonOut, *plotOut, *plotPrice}); err != nil {
+		return err
+	}
+	_, err = stdout.Write(table.Bytes())
+	return err
+}
+
+// writeAll renders every output, then writes them all or none. order lists
+// the paths ("" skipped) in the order to write them.
+func writeAll(files map[string]func() ([]byte, error), order []string) error {
+	data := map[string][]byte{}
+	for _, p := range order {
+		if p == "" {
+			continue
 		}
-		if err := plotRows(rows, *plotPrice, true); err != nil {
+		b, err := files[p]()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		data[p] = b
+	}
+	out := &outputSet{}
+	for _, p := range order {
+		if p == "" {
+			continue
+		}
+		f, err := out.create(p)
+		if err != nil {
+			out.abort()
 			return err
 		}
+		if _, err := f.Write(data[p]); err != nil {
+			out.abort()
+			return fmt.Errorf("%s: %w", p, err)
+		}
 	}
-	return printRows(stdout, rows)
+	return out.finish(true)
+}
+
+// whatIfs are sweep's machine transforms, each list multiplying the
+// machines.
+type whatIfs struct {
+	gpus []int
+	pci  []float64
+	mem  []int64
+	from *calibrate.File
 }
 
 func isTerminal(f *os.File) bool {
@@ -162,72 +291,11 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func splitList(s string) ([]string, error) {
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	if len(out) == 0 {
-		return nil, &usageError{fmt.Sprintf("empty list %q", s)}
-	}
-	return out, nil
-}
-
-// parseInts reads "a,b,c" or, when ranges is set, also "FROM:TO:STEP".
-func parseInts(s string, ranges bool) ([]int, error) {
-	items, err := splitList(s)
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, it := range items {
-		if parts := strings.Split(it, ":"); ranges && len(parts) == 3 {
-			var v [3]int
-			for i, p := range parts {
-				if v[i], err = strconv.Atoi(p); err != nil {
-					return nil, &usageError{fmt.Sprintf("range %q: %q is not an integer", it, p)}
-				}
-			}
-			if v[2] <= 0 || v[1] < v[0] {
-				return nil, &usageError{fmt.Sprintf("range %q: want FROM <= TO and STEP > 0", it)}
-			}
-			for x := v[0]; x <= v[1]; x += v[2] {
-				out = append(out, x)
-			}
-			continue
-		}
-		x, err := strconv.Atoi(it)
-		if err != nil || x <= 0 {
-			return nil, &usageError{fmt.Sprintf("%q is not a positive integer", it)}
-		}
-		out = append(out, x)
-	}
-	return out, nil
-}
-
-func parseFloats(s string) ([]float64, error) {
-	items, err := splitList(s)
-	if err != nil {
-		return nil, err
-	}
-	var out []float64
-	for _, it := range items {
-		x, err := strconv.ParseFloat(it, 64)
-		if err != nil || !(x > 0) {
-			return nil, &usageError{fmt.Sprintf("%q is not a positive number", it)}
-		}
-		out = append(out, x)
-	}
-	return out, nil
-}
-
 // sweepMachines loads the calibrations and multiplies them by the what-ifs.
-func sweepMachines(calibs, dir, hosts, gpus, pci, gpuMem, gpuFrom string, stderr io.Writer) ([]sweep.Machine, error) {
+func sweepMachines(calibs, dir, hosts string, w whatIfs, stderr io.Writer) ([]sweep.Machine, error) {
 	var base []*calibrate.File
 	if calibs != "" {
-		files, err := splitList(calibs)
+		files, err := parseList("calib", calibs)
 		if err != nil {
 			return nil, err
 		}
@@ -240,9 +308,12 @@ func sweepMachines(calibs, dir, hosts, gpus, pci, gpuMem, gpuFrom string, stderr
 		}
 	}
 	if dir != "" || hosts != "" {
-		hs, err := splitList(hosts)
-		if err != nil || dir == "" {
+		if dir == "" || hosts == "" {
 			return nil, &usageError{"--starpu DIR and --host NAME[,NAME] go together"}
+		}
+		hs, err := parseList("host", hosts)
+		if err != nil {
+			return nil, err
 		}
 		for _, h := range hs {
 			f, err := loadCalibration("", dir, h, stderr)
@@ -255,56 +326,38 @@ func sweepMachines(calibs, dir, hosts, gpus, pci, gpuMem, gpuFrom string, stderr
 	if len(base) == 0 {
 		base = append(base, calibrate.Default())
 	}
-	type transform struct {
-		apply func(*calibrate.File) (*calibrate.File, error)
-	}
+	type transform func(*calibrate.File) (*calibrate.File, error)
 	var stages [][]transform
-	if gpus != "" {
-		ks, err := parseInts(gpus, false)
-		if err != nil {
-			return nil, err
-		}
+	if len(w.gpus) > 0 {
 		var st []transform
-		for _, k := range ks {
-			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUs(k) }})
+		for _, k := range w.gpus {
+			st = append(st, func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUs(k) })
 		}
 		stages = append(stages, st)
 	}
-	if pci != "" {
-		xs, err := parseFloats(pci)
-		if err != nil {
-			return nil, err
-		}
+	if len(w.pci) > 0 {
 		var st []transform
-		for _, x := range xs {
-			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.ScalePCIBandwidth(x) }})
+		for _, x := range w.pci {
+			st = append(st, func(f *calibrate.File) (*calibrate.File, error) { return f.ScalePCIBandwidth(x) })
 		}
 		stages = append(stages, st)
 	}
-	if gpuMem != "" {
-		ms, err := parseFloats(gpuMem)
-		if err != nil {
-			return nil, err
-		}
+	if len(w.mem) > 0 {
 		var st []transform
-		for _, m := range ms {
-			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUMemory(int64(m)) }})
+		for _, m := range w.mem {
+			st = append(st, func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUMemory(m) })
 		}
 		stages = append(stages, st)
 	}
-	if gpuFrom != "" {
-		other, err := calibrate.ReadFile(gpuFrom)
-		if err != nil {
-			return nil, err
-		}
-		stages = append(stages, []transform{{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUFrom(other) }}})
+	if w.from != nil {
+		stages = append(stages, []transform{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUFrom(w.from) }})
 	}
 	files := base
 	for _, st := range stages {
 		var next []*calibrate.File
 		for _, f := range files {
 			for _, tr := range st {
-				g, err := tr.apply(f)
+				g, err := tr(f)
 				if err != nil {
 					return nil, fmt.Errorf("what-if on %s: %w", f.Name, err)
 				}
@@ -312,6 +365,9 @@ func sweepMachines(calibs, dir, hosts, gpus, pci, gpuMem, gpuFrom string, stderr
 			}
 		}
 		files = next
+	}
+	if len(files) > maxSweepJobs {
+		return nil, &usageError{fmt.Sprintf("%d machines (calibrations x what-ifs): at most %d", len(files), maxSweepJobs)}
 	}
 	var out []sweep.Machine
 	for _, f := range files {
@@ -321,17 +377,8 @@ func sweepMachines(calibs, dir, hosts, gpus, pci, gpuMem, gpuFrom string, stderr
 }
 
 // applyPrices prices each machine: its CUDA GPUs in use (all, or ncuda)
-// by model, plus the host ("cpu").
-func applyPrices(ms []sweep.Machine, path string, ncuda int) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var prices map[string]float64
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&prices); err != nil {
-		return fmt.Errorf("%s: want a JSON object of prices (device model or \"cpu\" -> number): %v", path, err)
-	}
+// by model, plus the host ("cpu", 0 when not priced).
+func applyPrices(ms []sweep.Machine, prices map[string]float64, path string, ncuda int) error {
 	for i := range ms {
 		total, used := prices["cpu"], 0
 		for _, d := range ms[i].File.Machine.Devices {
@@ -340,7 +387,7 @@ func applyPrices(ms []sweep.Machine, path string, ncuda int) error {
 			}
 			p, ok := prices[d.Model]
 			if !ok {
-				return fmt.Errorf("%s: no price for device model %q", path, d.Model)
+				return fmt.Errorf("%s: no price for device model %q (of %s)", path, d.Model, ms[i].Label)
 			}
 			total += p
 			used++
@@ -350,31 +397,9 @@ func applyPrices(ms []sweep.Machine, path string, ncuda int) error {
 	return nil
 }
 
-func writeOutputs(rows []sweep.Row, csvOut, jsonOut string) error {
-	if csvOut != "" {
-		var b bytes.Buffer
-		if err := sweep.WriteCSV(&b, rows); err != nil {
-			return err
-		}
-		if err := os.WriteFile(csvOut, b.Bytes(), 0o644); err != nil {
-			return err
-		}
-	}
-	if jsonOut != "" {
-		var b bytes.Buffer
-		if err := sweep.WriteJSON(&b, rows); err != nil {
-			return err
-		}
-		if err := os.WriteFile(jsonOut, b.Bytes(), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // plotRows draws GFlop/s against N, one curve per (machine, app, sched,
-// block) configuration.
-func plotRows(rows []sweep.Row, path string, perPrice bool) error {
+// block) configuration, as path's extension asks.
+func plotRows(rows []sweep.Row, path string, perPrice bool) ([]byte, error) {
 	var order []string
 	series := map[string]*plot.Series{}
 	for _, r := range rows {
@@ -412,7 +437,7 @@ func plotRows(rows []sweep.Row, path string, perPrice bool) error {
 		}
 		fig.Series = append(fig.Series, plot.Series{Name: name, X: sx, Y: sy})
 	}
-	return plot.Save(fig, path)
+	return plot.Encode(fig, filepath.Ext(path))
 }
 
 func printRows(w io.Writer, rows []sweep.Row) error {
@@ -443,6 +468,9 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) error {
 	if len(pos) == 0 || *out == "" {
 		return &usageError{"want shard CSV files and --csv OUT"}
 	}
+	if err := checkOutput("csv", *out); err != nil {
+		return err
+	}
 	var parts [][]sweep.Row
 	for _, p := range pos {
 		rows, err := sweep.ReadCSV(p)
@@ -455,5 +483,5 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeOutputs(rows, *out, "")
+	return atomicfile.Write(*out, func(w io.Writer) error { return sweep.WriteCSV(w, rows) })
 }

@@ -50,5 +50,5 @@ func TestSweepBytesIndependentOfJobsAndShards(t *testing.T) {
 	}
 	code, _, errs = runCLI("sweep", "--n", "10:20:0")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "STEP > 0")
+	assert.Contains(t, errs, `"0" is not a positive integer`)
 }

@@ -7,11 +7,12 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/plot"
+
+	"github.com/starsim/starsim/internal/atomicfile"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -65,25 +66,35 @@ type Figure struct {
 // infinite. PNG files are drawn at gonum's default resolution,
 // vgimg.DefaultDPI (96 dots per inch: 768 x 480 pixels by default).
 func Save(f Figure, path string) error {
-	format := strings.ToLower(filepath.Ext(path))
-	if format != ".png" && format != ".svg" {
-		return fmt.Errorf("plot: cannot save %q: unsupported extension %q (want .png or .svg)", path, filepath.Ext(path))
-	}
-	if err := f.validate(); err != nil {
-		return err
-	}
-	w, h, err := f.size()
+	data, err := Encode(f, filepath.Ext(path))
 	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := render(&buf, f, format, w, h); err != nil {
 		return fmt.Errorf("plot: cannot save %q: %w", path, err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, data); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
 	return nil
+}
+
+// Encode draws f as a file of extension ext (".png" or ".svg") would hold
+// it, with the checks of Save.
+func Encode(f Figure, ext string) ([]byte, error) {
+	format := strings.ToLower(ext)
+	if format != ".png" && format != ".svg" {
+		return nil, fmt.Errorf("unsupported extension %q (want .png or .svg)", ext)
+	}
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	w, h, err := f.size()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := render(&buf, f, format, w, h); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // validate reports the first problem that keeps f from being drawn.

@@ -1,0 +1,300 @@
+package main
+
+// Validation of flag values, output paths and the size of what a command
+// is asked to do, before any work: a bad request fails at once with the
+// flag, its value and the limit, never with a crash, a hang or a partial
+// output after minutes of work.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/runtime"
+)
+
+// Budgets of one command (documented in the README).
+const (
+	// maxRunTasks bounds the tasks, and the handles, of one simulated
+	// graph: about 16 GiB at the ~480 bytes per task a run takes.
+	maxRunTasks = 1 << 25
+	// maxMatrixBytes bounds the matrix (N² elements): 1 PiB, so that byte
+	// counts stay far from int64's range.
+	maxMatrixBytes = 1 << 50
+	// maxSweepJobs bounds the runs of one sweep (after sharding).
+	maxSweepJobs = 100000
+	// maxParallel bounds sweep -j.
+	maxParallel = 1024
+	// minSampleS is the shortest --sample-interval (1 µs, the runtime's
+	// smallest cost); runtime.MaxSamples bounds the series' length.
+	minSampleS = 1e-6
+	// minGPUMemBytes is the least GPU memory --gpu-mem accepts as a
+	// device's memory (sweep): StarPU uses 90 % of it in whole MiB, which
+	// is 0 (unlimited) below 2 MiB.
+	minGPUMemBytes = 2 << 20
+	// maxGPUMemBytes bounds --gpu-mem (1 PiB).
+	maxGPUMemBytes = 1 << 50
+	// maxGPUs bounds sweep --gpus: 64 memory nodes, RAM included.
+	maxGPUs = 63
+	// minPCIScale and maxPCIScale bound sweep --pci-bw-scale.
+	minPCIScale, maxPCIScale = 1e-6, 1e6
+)
+
+// flagError is a usage error about one flag's value: "--NAME VALUE: why".
+func flagError(name string, value any, format string, args ...any) error {
+	return &usageError{fmt.Sprintf("--%s %v: %s", name, value, fmt.Sprintf(format, args...))}
+}
+
+// validateCommon checks the flags run and replay share.
+func (f *runFlags) validateCommon() error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"ncpu", f.ncpu}, {"ncuda", f.ncuda}} {
+		if f.set[c.name] && c.v < 0 {
+			return flagError(c.name, c.v, "want a worker count >= 0 (leave the flag out for StarPU's default)")
+		}
+	}
+	switch runtime.Durations(f.durations) {
+	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
+	default:
+		return flagError("durations", strconv.Quote(f.durations), "want mean, normal or histogram")
+	}
+	if f.gpuMem < 0 || f.gpuMem > maxGPUMemBytes {
+		return flagError("gpu-mem", f.gpuMem, "want a GPU memory limit in bytes, from 1 to %d (1 PiB), or 0 for StarPU's default", int64(maxGPUMemBytes))
+	}
+	if err := checkSampleInterval(f.sampleS); err != nil {
+		return err
+	}
+	if f.explainTask < -1 {
+		return flagError("explain-task", f.explainTask, "want a task id >= 0")
+	}
+	if f.explainTask >= 0 && f.explain == "" {
+		return &usageError{"--explain-task needs --explain FILE"}
+	}
+	outs := outputList{}
+	if f.explain != "-" {
+		outs.add("explain", f.explain)
+	}
+	outs.add("trace-paje", f.tracePaje)
+	outs.add("trace-chrome", f.traceChrome)
+	outs.add("cpuprofile", f.cpuProfile)
+	if f.traceRec != "" {
+		if err := checkOutputDir("trace-rec", f.traceRec); err != nil {
+			return err
+		}
+		outs.addInDir("trace-rec", filepath.Join(f.traceRec, "tasks.rec"))
+		outs.addInDir("trace-rec", filepath.Join(f.traceRec, "data.rec"))
+	}
+	return outs.check()
+}
+
+// validateRun checks run's flags, and the size of the graph they ask for.
+func (f *runFlags) validateRun() error {
+	if err := f.validateCommon(); err != nil {
+		return err
+	}
+	if _, err := lookupApp(f.app); err != nil {
+		return err
+	}
+	prec := models.Single
+	if f.double {
+		prec = models.Double
+	}
+	return checkGraphSize(f.app, f.n, f.block, prec, f.sched)
+}
+
+// lookupApp checks an application name.
+func lookupApp(app string) (string, error) {
+	for _, a := range models.Apps {
+		if strings.EqualFold(a, app) {
+			return a, nil
+		}
+	}
+	return "", flagError("app", app, "unknown application (want %s)", strings.Join(models.Apps, " or "))
+}
+
+// checkGraphSize checks --n and --block, and the graph's size against the
+// budget, without building it.
+func checkGraphSize(app string, n, block int, prec models.Precision, sched string) error {
+	if n <= 0 {
+		return flagError("n", n, "want a matrix order > 0")
+	}
+	if block <= 0 {
+		return flagError("block", block, "want a tile size > 0")
+	}
+	if n%block != 0 {
+		return flagError("n", n, "not a multiple of --block %d", block)
+	}
+	if b := float64(n) * float64(n) * float64(prec.ElemBytes()); b > maxMatrixBytes {
+		return flagError("n", n, "a %s matrix of %.3g bytes: at most %d (1 PiB)", prec, b, int64(maxMatrixBytes))
+	}
+	tasks, handles, _, err := models.Size(app, models.Options{N: n, Block: block, Precision: prec, PrioritySched: sched})
+	if err != nil {
+		return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
+	}
+	if tasks > maxRunTasks || handles > maxRunTasks {
+		what := fmt.Sprintf("%d tasks", tasks)
+		if tasks == math.MaxInt64 {
+			what = "more than 2^60 tasks"
+		}
+		return &usageError{fmt.Sprintf("--n %d --block %d: %s with %d tiles per side has %s and %d tiles: at most %d (2^25) of each per run; use larger tiles or a smaller N",
+			n, block, app, n/block, what, handles, maxRunTasks)}
+	}
+	return nil
+}
+
+// checkSampleInterval checks --sample-interval (0: off).
+func checkSampleInterval(s float64) error {
+	if s == 0 {
+		return nil
+	}
+	if math.IsNaN(s) || math.IsInf(s, 0) || s < minSampleS {
+		return flagError("sample-interval", strconv.FormatFloat(s, 'g', -1, 64), "want an interval of at least %g s (or 0: no sampling); at most %d samples per run", minSampleS, runtime.MaxSamples)
+	}
+	return nil
+}
+
+// outputList collects a command's output paths, to check them all and
+// find one given twice.
+type outputList struct {
+	flags, paths []string
+	exts         [][]string
+	inNewDir     []bool // in a directory the command makes: not checked
+}
+
+// add records an output path ("" is skipped); exts, when given, are the
+// accepted extensions.
+func (o *outputList) add(flag, path string, exts ...string) {
+	if path == "" {
+		return
+	}
+	o.flags = append(o.flags, flag)
+	o.paths = append(o.paths, path)
+	o.exts = append(o.exts, exts)
+	o.inNewDir = append(o.inNewDir, false)
+}
+
+// addInDir records a file of an output directory, checked with it
+// (checkOutputDir), for clashes only.
+func (o *outputList) addInDir(flag, path string) {
+	o.add(flag, path)
+	o.inNewDir[len(o.inNewDir)-1] = true
+}
+
+// check checks every output path (checkOutput) and that no two coincide.
+func (o *outputList) check() error {
+	for i, p := range o.paths {
+		for j := 0; j < i; j++ {
+			if filepath.Clean(o.paths[j]) == filepath.Clean(p) {
+				return flagError(o.flags[i], p, "also the output of --%s: give each output its own file", o.flags[j])
+			}
+		}
+		if o.inNewDir[i] {
+			continue
+		}
+		if err := checkOutput(o.flags[i], p, o.exts[i]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOutput checks an output file path before any work: a known
+// extension (when exts are given; a usage error), not a directory, and a
+// directory that exists and takes new files.
+func checkOutput(flag, path string, exts ...string) error {
+	if len(exts) > 0 {
+		ext := strings.ToLower(filepath.Ext(path))
+		ok := false
+		for _, e := range exts {
+			ok = ok || ext == e
+		}
+		if !ok {
+			return flagError(flag, path, "unsupported extension %q (want %s)", filepath.Ext(path), strings.Join(exts, " or "))
+		}
+	}
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
+		return fmt.Errorf("--%s %s: is a directory, want a file name", flag, path)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("--%s %s: is a directory, want a file name", flag, path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--%s %s: directory %s does not exist", flag, path, dir)
+	case !st.IsDir():
+		return fmt.Errorf("--%s %s: %s is not a directory", flag, path, dir)
+	}
+	return checkWritable(flag, path, dir)
+}
+
+// checkWritable checks that dir takes new files (by making one).
+func checkWritable(flag, path, dir string) error {
+	tmp, err := os.CreateTemp(dir, ".starsim-check-*")
+	if err != nil {
+		return fmt.Errorf("--%s %s: cannot create files in %s", flag, path, dir)
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
+	return nil
+}
+
+// checkOutputDir checks an output directory: an existing directory that
+// takes new files, or a path whose nearest existing parent is one.
+func checkOutputDir(flag, dir string) error {
+	p := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(p)
+		if err == nil {
+			if !st.IsDir() {
+				if p == filepath.Clean(dir) {
+					return fmt.Errorf("--%s %s: not a directory", flag, dir)
+				}
+				return fmt.Errorf("--%s %s: %s is not a directory", flag, dir, p)
+			}
+			return checkWritable(flag, dir, p)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return fmt.Errorf("--%s %s: cannot create the directory", flag, dir)
+		}
+		p = parent
+	}
+}
+
+// checkInput checks that an input file exists and is a regular file.
+func checkInput(what, path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %v", path, unwrapPathErr(err))
+	case st.IsDir():
+		return fmt.Errorf("%s: is a directory, want a %s", path, what)
+	}
+	return nil
+}
+
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// explainNew names the flag behind an error of runtime.New where one is.
+func (f *runFlags) explainNew(err error) error {
+	var fe *runtime.FitError
+	if errors.As(err, &fe) && f.gpuMem > 0 {
+		return fmt.Errorf("--gpu-mem %d: %s cannot hold the data of task %d (%s), %d bytes at once (whole 32 MiB suballocator chunks and large buffers): want at least %d",
+			f.gpuMem, fe.Node, fe.Task, fe.Name, fe.NeedBytes, fe.NeedBytes)
+	}
+	return err
+}
