@@ -3,7 +3,10 @@
 // expected, so the CLI can print "FILE:LINE: reason" and exit non-zero.
 package srcerr
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Error is a located input error. Line is 1-based; 0 means the format (or the
 // fault) has no line, and the message then reads "FILE: reason".
@@ -20,9 +23,21 @@ func (e *Error) Error() string {
 		return e.Msg
 	case e.Line == 0:
 		return e.File + ": " + e.Msg
+	case e.File == "":
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 	default:
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
+}
+
+// Wrap locates err at file:line, unless err already carries a location (an
+// *Error with a file): a location is said once, never "f: f:3: reason".
+func Wrap(file string, line int, err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.File != "" {
+		return err
+	}
+	return &Error{File: file, Line: line, Msg: err.Error()}
 }
 
 // Errorf builds an *Error with a formatted message.
