@@ -91,10 +91,10 @@ func TestBadScenarios(t *testing.T) {
 		{"not an object", "[1]", "s.json:1: a scenario must be a JSON object"},
 		{"truncated", "{\n" + links + `"flows": [{"id": "f"`, "s.json:4: truncated JSON"},
 		{"no links", `{"flows": []}`, "s.json: missing \"links\""},
-		{"zero bandwidth", "{\n\"links\": [\n{\"id\": \"L\", \"bandwidth\": 0}]}", "s.json:3: link \"L\": bandwidth must be > 0 B/s"},
-		{"negative bandwidth", "{\"links\": [{\"id\": \"L\", \"bandwidth\": -5}]}", "bandwidth must be > 0 B/s, got -5"},
+		{"zero bandwidth", "{\n\"links\": [\n{\"id\": \"L\", \"bandwidth\": 0}]}", "s.json:3: link \"L\": bandwidth must be > 0 and at most 1e+18 B/s"},
+		{"negative bandwidth", "{\"links\": [{\"id\": \"L\", \"bandwidth\": -5}]}", "bandwidth must be > 0 and at most 1e+18 B/s, got -5"},
 		{"missing bandwidth", "{\"links\": [{\"id\": \"L\"}]}", "s.json:1: link \"L\": missing \"bandwidth\""},
-		{"negative latency", "{\"links\": [{\"id\": \"L\", \"bandwidth\": 1, \"latency\": -1e-6}]}", "latency must be >= 0 s"},
+		{"negative latency", "{\"links\": [{\"id\": \"L\", \"bandwidth\": 1, \"latency\": -1e-6}]}", "latency must be >= 0 and at most 1e+09 s"},
 		{"string bandwidth", "{\"links\": [\n{\"id\": \"L\", \"bandwidth\": \"NaN\"}]}", "s.json:2: link: field \"bandwidth\": expected float64, got JSON string"},
 		{"bad policy", "{\"links\": [{\"id\": \"L\", \"bandwidth\": 1, \"sharing_policy\": \"SPLITDUPLEX\"}]}", "sharing_policy must be SHARED or FATPIPE"},
 		{"unknown field", "{\"links\": [{\"id\": \"L\", \"bandwith\": 1}]}", "unknown field \"bandwith\""},
@@ -105,12 +105,16 @@ func TestBadScenarios(t *testing.T) {
 		{"duplicate route", "{\"links\": [{\"id\": \"L\", \"bandwidth\": 1}],\n\"routes\": [{\"src\": \"A\", \"dst\": \"B\", \"links\": [\"L\"]},\n{\"src\": \"A\", \"dst\": \"B\", \"links\": [\"L\"]}]}", "s.json:3: duplicate route A->B"},
 		{"no route", "{\n" + links + "\"flows\": [\n{\"id\": \"f\", \"src\": \"B\", \"dst\": \"A\", \"bytes\": 1}]}", "s.json:5: flow \"f\": no route from \"B\" to \"A\""},
 		{"negative bytes", "{\n" + links + "\"flows\": [{\"id\": \"f\", \"src\": \"A\", \"dst\": \"B\", \"bytes\": -1}]}", "s.json:4: flow \"f\": bytes must be >= 0"},
-		{"negative start", "{\n" + links + "\"flows\": [{\"id\": \"f\", \"src\": \"A\", \"dst\": \"B\", \"bytes\": 1, \"start\": -2}]}", "start must be >= 0 s"},
+		{"negative start", "{\n" + links + "\"flows\": [{\"id\": \"f\", \"src\": \"A\", \"dst\": \"B\", \"bytes\": 1, \"start\": -2}]}", "start must be >= 0 and at most 1e+09 s"},
 		{"duplicate flow", "{\n" + links + "\"flows\": [{\"id\": \"f\", \"src\": \"A\", \"dst\": \"B\", \"bytes\": 1},\n{\"id\": \"f\", \"src\": \"A\", \"dst\": \"B\", \"bytes\": 1}]}", "s.json:5: duplicate flow id \"f\""},
 		{"missing bytes", "{\n" + links + "\"flows\": [{\"id\": \"f\", \"src\": \"A\", \"dst\": \"B\"}]}", "missing \"bytes\""},
 		{"both", "{\"platform_file\": \"p.xml\"," + links + "\"flows\": []}", "give either"},
 		{"trailing data", "{\"links\": []} {}", "s.json:1: unexpected data after the scenario object"},
 		{"duplicate key", "{\"links\": [],\n\"links\": []}", "s.json:2: duplicate key \"links\""},
+		{"truncated link", "{\"links\": [\n{\"id\": \"L\",\n\"bandwidth\": 1", "s.json:3: truncated JSON in link"},
+		{"huge start", "{\n" + links + "\"flows\": [{\"id\": \"f\", \"src\": \"A\", \"dst\": \"B\", \"bytes\": 1, \"start\": 1e308}]}", "s.json:4: flow \"f\": start must be >= 0 and at most 1e+09 s, got 1e+308"},
+		{"huge bytes", "{\n" + links + "\"flows\": [{\"id\": \"f\", \"src\": \"A\", \"dst\": \"B\", \"bytes\": 1e300}]}", "bytes must be >= 0 and at most 1e+18"},
+		{"huge bandwidth", "{\"links\": [{\"id\": \"L\", \"bandwidth\": 1e300}]}", "bandwidth must be > 0 and at most 1e+18 B/s, got 1e+300"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -121,8 +125,21 @@ func TestBadScenarios(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.want)
+			assert.Equal(t, 1, strings.Count(err.Error(), "s.json"), "the location once: %v", err)
 		})
 	}
+}
+
+// TestDurationLostToRounding: a flow whose time is below float64's
+// resolution at its start is an error, not a duration of 0.
+func TestDurationLostToRounding(t *testing.T) {
+	doc := `{"links": [{"id": "L", "bandwidth": 1e9}], "routes": [{"src": "A", "dst": "B", "links": ["L"]}],
+"flows": [{"id": "ok", "src": "A", "dst": "B", "bytes": 0, "start": 1e9},
+{"id": "f", "src": "A", "dst": "B", "bytes": 1, "start": 1e9}]}`
+	sc, err := Parse([]byte(doc), "s.json")
+	require.NoError(t, err)
+	_, err = Run(sc, Options{})
+	assert.EqualError(t, err, `s.json:3: flow "f": its duration is lost to float64 rounding (start 1e+09 s, finish 1e+09 s): give times and sizes of comparable scales`)
 }
 
 func TestMissingPlatformFile(t *testing.T) {

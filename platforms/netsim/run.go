@@ -85,6 +85,7 @@ func RunOn(topo *Topology, sc *Scenario, opts Options) (*Result, error) {
 	eng := emulator.NewEngine()
 	net := emulator.NewNetwork(eng, opts.Network)
 	ids := make(map[string]emulator.LinkID, len(topo.Links))
+	lat := make(map[string]float64, len(topo.Links))
 	for _, l := range topo.Links {
 		sh := emulator.Shared
 		if l.Sharing == "FATPIPE" {
@@ -92,8 +93,13 @@ func RunOn(topo *Topology, sc *Scenario, opts Options) (*Result, error) {
 		}
 		id, err := net.AddLink(l.ID, l.BandwidthBps, l.LatencyS, sh)
 		if err != nil {
-			return nil, srcerr.Errorf(sc.File, l.Line, "%v", err)
+			file := sc.File
+			if sc.PlatformFile != "" {
+				file = sc.PlatformFile
+			}
+			return nil, srcerr.Errorf(file, l.Line, "%v", err)
 		}
+		lat[l.ID] = l.LatencyS
 		ids[l.ID] = id
 	}
 	routes := map[[2]string]*emulator.Route{}
@@ -126,9 +132,20 @@ func RunOn(topo *Topology, sc *Scenario, opts Options) (*Result, error) {
 		})
 	}
 	eng.Run()
-	for _, f := range res.Flows {
+	for i, f := range res.Flows {
 		if math.IsNaN(f.FinishS) {
 			return nil, fmt.Errorf("internal error: flow %q never finished", f.ID)
+		}
+		// A flow that takes time must not end when it starts: its time
+		// would be lost to float64 rounding (a start far beyond the flows'
+		// own times) or beyond float64 (an infinite finish).
+		in := sc.Flows[i]
+		needs := in.Bytes > 0
+		for _, n := range topo.Routes[[2]string{in.Src, in.Dst}] {
+			needs = needs || lat[n] > 0
+		}
+		if math.IsInf(f.FinishS, 0) || (needs && !(f.DurationS > 0)) {
+			return nil, srcerr.Errorf(sc.File, in.Line, "flow %q: its duration is lost to float64 rounding (start %v s, finish %v s): give times and sizes of comparable scales", f.ID, f.StartS, f.FinishS)
 		}
 		res.MakespanS = math.Max(res.MakespanS, f.FinishS)
 	}

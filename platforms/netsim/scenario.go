@@ -219,6 +219,9 @@ func (p *parser) decodeElem(v any, what string) error {
 }
 
 func (p *parser) elemErr(off int64, what string, err error) error {
+	if se := (*srcerr.Error)(nil); errors.As(err, &se) {
+		return err // located already (decodeElem's JSON errors)
+	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
 		return p.errAt(off+typ.Offset, "%s: field %q: expected %s, got JSON %s", what, typ.Field, typ.Type, typ.Value)
@@ -231,6 +234,15 @@ func (p *parser) elemErr(off int64, what string, err error) error {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Bounds of a scenario's numbers: simulated times to about 31.7 years,
+// where float64 seconds still resolve 0.1 µs; sizes and bandwidths to an
+// exabyte (per second).
+const (
+	MaxTimeS        = 1e9
+	MaxBytes        = 1e18
+	MaxBandwidthBps = 1e18
+)
 
 func (p *parser) link(sc *Scenario, off int64) error {
 	var r rawLink
@@ -246,14 +258,14 @@ func (p *parser) link(sc *Scenario, off int64) error {
 		return p.errAt(off, "link %q: missing \"bandwidth\" (B/s)", l.ID)
 	}
 	l.BandwidthBps = *r.Bandwidth
-	if !(l.BandwidthBps > 0) || !finite(l.BandwidthBps) {
-		return p.errAt(off, "link %q: bandwidth must be > 0 B/s, got %v", l.ID, l.BandwidthBps)
+	if !(l.BandwidthBps > 0) || !(l.BandwidthBps <= MaxBandwidthBps) {
+		return p.errAt(off, "link %q: bandwidth must be > 0 and at most %g B/s, got %v", l.ID, MaxBandwidthBps, l.BandwidthBps)
 	}
 	if r.Latency != nil {
 		l.LatencyS = *r.Latency
 	}
-	if !(l.LatencyS >= 0) || !finite(l.LatencyS) {
-		return p.errAt(off, "link %q: latency must be >= 0 s, got %v", l.ID, l.LatencyS)
+	if !(l.LatencyS >= 0) || !(l.LatencyS <= MaxTimeS) {
+		return p.errAt(off, "link %q: latency must be >= 0 and at most %g s, got %v", l.ID, MaxTimeS, l.LatencyS)
 	}
 	if r.SharingPolicy != nil {
 		switch *r.SharingPolicy {
@@ -300,14 +312,14 @@ func (p *parser) flow(sc *Scenario, off int64) error {
 		return p.errAt(off, "flow %q: missing \"bytes\"", f.ID)
 	}
 	f.Bytes = *r.Bytes
-	if !(f.Bytes >= 0) || !finite(f.Bytes) {
-		return p.errAt(off, "flow %q: bytes must be >= 0, got %v", f.ID, f.Bytes)
+	if !(f.Bytes >= 0) || !(f.Bytes <= MaxBytes) {
+		return p.errAt(off, "flow %q: bytes must be >= 0 and at most %g, got %v", f.ID, MaxBytes, f.Bytes)
 	}
 	if r.Start != nil {
 		f.StartS = *r.Start
 	}
-	if !(f.StartS >= 0) || !finite(f.StartS) {
-		return p.errAt(off, "flow %q: start must be >= 0 s, got %v", f.ID, f.StartS)
+	if !(f.StartS >= 0) || !(f.StartS <= MaxTimeS) {
+		return p.errAt(off, "flow %q: start must be >= 0 and at most %g s, got %v", f.ID, MaxTimeS, f.StartS)
 	}
 	sc.Flows = append(sc.Flows, f)
 	return nil
