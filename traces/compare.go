@@ -182,7 +182,9 @@ func readRecTrace(data []byte, file, dataFile, name string) (*Trace, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.Transfers = inferTransfers(t.Tasks, drecs)
+		if t.Transfers, err = inferTransfers(t.Tasks, drecs); err != nil {
+			return nil, srcerr.Errorf(file, 0, "%v", err)
+		}
 		t.TransferSource = "data.rec"
 	}
 	return t, nil
@@ -243,7 +245,7 @@ func nodeName(n int) string {
 
 // inferTransfers replays tasks (in StartTime order) against the handles'
 // home nodes; see LoadTrace.
-func inferTransfers(tasks []TaskRecord, data []DataRecord) []Transfer {
+func inferTransfers(tasks []TaskRecord, data []DataRecord) ([]Transfer, error) {
 	home := map[string]int{}
 	for _, d := range data {
 		if d.Handle != "" && d.HomeNode != nil && *d.HomeNode >= 0 {
@@ -287,6 +289,9 @@ func inferTransfers(tasks []TaskRecord, data []DataRecord) []Transfer {
 				}
 				x.Count++
 				if i < len(t.Sizes) {
+					if x.Bytes > math.MaxInt64-t.Sizes[i] {
+						return nil, fmt.Errorf("copies %s->%s add up to more than 2^63 bytes", x.Src, x.Dst)
+					}
 					x.Bytes += t.Sizes[i]
 				}
 				v[node] = true
@@ -310,7 +315,7 @@ func inferTransfers(tasks []TaskRecord, data []DataRecord) []Transfer {
 	for _, k := range keys {
 		out = append(out, *acc[k])
 	}
-	return out
+	return out, nil
 }
 
 // cmpChromeEvent is one trace event, as Chrome writes them.
@@ -333,6 +338,9 @@ type cmpChromeKernelArgs struct {
 	SubmitUs  *float64 `json:"submit_us"`
 	ReadyUs   *float64 `json:"ready_us"`
 }
+
+// maxTimeUs bounds a Chrome trace's times (µs), as MaxTimeMs a tasks.rec's.
+const maxTimeUs = MaxTimeMs * 1e3
 
 // readChromeTrace reads starsim's Chrome JSON (the object form, or a bare
 // array of events).
@@ -435,13 +443,27 @@ func readChromeTrace(data []byte, file, name string) (*Trace, error) {
 			}
 			names[ev.Tid-1] = a.Name
 		case ev.Ph == "X" && ev.Pid == chromeWorkers && ev.Cat == "kernel":
-			if ev.Dur == nil || *ev.Dur < 0 || math.IsNaN(*ev.Dur) || ev.Ts < 0 {
+			if ev.Dur == nil || !(*ev.Dur >= 0) || !(ev.Ts >= 0) {
 				return nil, srcerr.Errorf(file, line, "kernel event %q without a non-negative \"dur\" and \"ts\"", ev.Name)
+			}
+			if ev.Ts+*ev.Dur > maxTimeUs {
+				return nil, srcerr.Errorf(file, line, "kernel event %q ends at %v µs, beyond %g µs (about 31.7 years)", ev.Name, ev.Ts+*ev.Dur, maxTimeUs)
+			}
+			if ev.Tid < 1 {
+				return nil, srcerr.Errorf(file, line, "kernel event %q on thread %d: worker threads are numbered from 1", ev.Name, ev.Tid)
 			}
 			var a cmpChromeKernelArgs
 			if len(ev.Args) > 0 {
 				if err := json.Unmarshal(ev.Args, &a); err != nil {
 					return nil, srcerr.Errorf(file, line, "kernel args: %v", err)
+				}
+			}
+			if a.Task != nil && (*a.Task < 0 || *a.Task >= math.MaxInt64) {
+				return nil, srcerr.Errorf(file, line, "kernel event %q: task %d is not a task id (>= 0)", ev.Name, *a.Task)
+			}
+			for _, us := range []*float64{a.SubmitUs, a.ReadyUs} {
+				if us != nil && !(*us >= 0 && *us <= maxTimeUs) {
+					return nil, srcerr.Errorf(file, line, "kernel event %q: submit_us and ready_us must be from 0 to %g µs, got %v", ev.Name, maxTimeUs, *us)
 				}
 			}
 			id := ev.Tid - 1
@@ -480,11 +502,17 @@ func readChromeTrace(data []byte, file, name string) (*Trace, error) {
 			if !ok {
 				return nil, srcerr.Errorf(file, line, "transfer %q is not named SRC->DST", ev.Name)
 			}
+			if a.Bytes < 0 || a.Bytes > MaxSizeByte {
+				return nil, srcerr.Errorf(file, line, "transfer %q of %d bytes: want 0 to %d", ev.Name, a.Bytes, int64(MaxSizeByte))
+			}
 			k := dir{src, dst}
 			x := xfers[k]
 			if x == nil {
 				x = &Transfer{Src: src, Dst: dst}
 				xfers[k] = x
+			}
+			if x.Bytes > math.MaxInt64-a.Bytes {
+				return nil, srcerr.Errorf(file, line, "transfers %s add up to more than 2^63 bytes", ev.Name)
 			}
 			x.Count++
 			x.Bytes += a.Bytes
@@ -826,6 +854,9 @@ func KSDistance(a, b []float64) float64 {
 	var d float64
 	for i < len(a) && j < len(b) {
 		x := math.Min(a[i], b[j])
+		if math.IsNaN(x) {
+			break // readers refuse NaN times; never loop on one
+		}
 		for i < len(a) && a[i] <= x {
 			i++
 		}

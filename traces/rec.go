@@ -109,7 +109,8 @@ type DataRecord struct {
 // "name:LINE: reason", on a line that is neither a field, a continuation, a
 // comment nor blank, on a repeated field, on a numeric field that does not
 // parse (decimal integers; Footprint and Handles hexadecimal; times and
-// GFlop finite decimals), on a negative time, size, GFlop, JobId,
+// GFlop finite decimals), on a time beyond MaxTimeMs, a GFlop beyond
+// MaxGFlop or a size beyond MaxSizeByte, on a negative time, size, GFlop, JobId,
 // SubmitOrder, DependsOn, WorkerId or MemoryNode, on Handles, Modes, Sizes
 // and NumaNodes (those present) of different lengths, on DepLabels and
 // DependsOn of different lengths, and on EndTime before StartTime.
@@ -279,8 +280,17 @@ func (p *fieldParser) int(f recField, nonNeg bool) *int {
 	return &n
 }
 
-// float parses a finite, non-negative decimal.
-func (p *fieldParser) float(f recField) *float64 {
+// Bounds of a trace's numbers: times to about 31.7 years (ms), so that
+// durations and whole-ns rounding stay exact in float64; a task's GFlop
+// and a buffer's size to a peta (GFlop, bytes).
+const (
+	MaxTimeMs   = 1e12
+	MaxGFlop    = 1e15
+	MaxSizeByte = 1 << 50
+)
+
+// float parses a finite decimal from 0 to max.
+func (p *fieldParser) float(f recField, max float64) *float64 {
 	v, err := strconv.ParseFloat(strings.TrimSpace(f.value), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		p.fail(f, "%s: %q is not a finite number", f.name, clip(f.value))
@@ -290,10 +300,14 @@ func (p *fieldParser) float(f recField) *float64 {
 		p.fail(f, "%s: %v is negative", f.name, v)
 		return nil
 	}
+	if v > max {
+		p.fail(f, "%s: %v is beyond %g", f.name, v, max)
+		return nil
+	}
 	return &v
 }
 
-func (p *fieldParser) int64s(f recField) []int64 {
+func (p *fieldParser) int64s(f recField, max int64) []int64 {
 	words := strings.Fields(f.value)
 	out := make([]int64, len(words))
 	for i, w := range words {
@@ -304,6 +318,10 @@ func (p *fieldParser) int64s(f recField) []int64 {
 		}
 		if v < 0 {
 			p.fail(f, "%s: entry %d, %d, is negative", f.name, i+1, v)
+			return nil
+		}
+		if v > max {
+			p.fail(f, "%s: entry %d, %d, is beyond %d", f.name, i+1, v, max)
 			return nil
 		}
 		out[i] = v
@@ -372,7 +390,7 @@ func parseTask(fields []recField, file string) (TaskRecord, error) {
 		case "Priority":
 			t.Priority = p.int(f, false)
 		case "DependsOn":
-			t.DependsOn = p.int64s(f)
+			t.DependsOn = p.int64s(f, math.MaxInt64)
 			deps = &fields[i]
 		case "DepLabels":
 			t.DepLabels = strings.Fields(v)
@@ -384,14 +402,14 @@ func parseTask(fields []recField, file string) (TaskRecord, error) {
 		case "MemoryNode":
 			t.MemoryNode = p.int(f, true)
 		case "SubmitTime":
-			t.SubmitTime = p.float(f)
+			t.SubmitTime = p.float(f, MaxTimeMs)
 		case "ReadyTime":
-			t.ReadyTime = p.float(f)
+			t.ReadyTime = p.float(f, MaxTimeMs)
 		case "StartTime":
-			t.StartTime = p.float(f)
+			t.StartTime = p.float(f, MaxTimeMs)
 			start = &fields[i]
 		case "EndTime":
-			t.EndTime = p.float(f)
+			t.EndTime = p.float(f, MaxTimeMs)
 			end = &fields[i]
 		case "Footprint":
 			x, err := strconv.ParseUint(strings.TrimSpace(v), 16, 32)
@@ -402,7 +420,7 @@ func parseTask(fields []recField, file string) (TaskRecord, error) {
 			fp := uint32(x)
 			t.Footprint = &fp
 		case "GFlop":
-			t.GFlop = p.float(f)
+			t.GFlop = p.float(f, MaxGFlop)
 		case "Iteration":
 			its := p.ints(f, false)
 			switch {
@@ -429,7 +447,7 @@ func parseTask(fields []recField, file string) (TaskRecord, error) {
 			t.Modes = strings.Fields(v)
 			lists = append(lists, f)
 		case "Sizes":
-			t.Sizes = p.int64s(f)
+			t.Sizes = p.int64s(f, MaxSizeByte)
 			lists = append(lists, f)
 		case "NumaNodes":
 			t.NumaNodes = p.ints(f, false)
@@ -477,6 +495,9 @@ func parseData(fields []recField, file string) (DataRecord, error) {
 			d.Name = v
 		case "Size":
 			d.Size = p.int64(f, 0)
+			if d.Size != nil && *d.Size > MaxSizeByte {
+				p.fail(f, "Size: %d is beyond %d", *d.Size, int64(MaxSizeByte))
+			}
 		case "MaxSize":
 			d.MaxSize = p.int64(f, 0)
 		case "Description":
