@@ -471,15 +471,15 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutput("csv", *out); err != nil {
 		return err
 	}
-	var parts [][]sweep.Row
+	var parts []sweep.CSVFile
 	for _, p := range pos {
-		rows, err := sweep.ReadCSV(p)
+		sh, err := sweep.ReadCSVFile(p)
 		if err != nil {
 			return err
 		}
-		parts = append(parts, rows)
+		parts = append(parts, sh)
 	}
-	rows, err := sweep.Merge(parts...)
+	rows, err := sweep.MergeFiles(parts...)
 	if err != nil {
 		return err
 	}

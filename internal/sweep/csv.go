@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/starsim/starsim/internal/srcerr"
 	"github.com/starsim/starsim/runtime"
@@ -76,15 +78,40 @@ func WriteJSON(w io.Writer, rows []Row) error {
 	return enc.Encode(out)
 }
 
-// ReadCSV reads sweep output written by WriteCSV.
+// ReadCSV reads sweep output written by WriteCSV (see ParseCSV).
 func ReadCSV(path string) ([]Row, error) {
+	sh, err := ReadCSVFile(path)
+	return sh.Rows, err
+}
+
+// CSVFile is the rows of one sweep CSV, with the line each was read from.
+type CSVFile struct {
+	File  string
+	Rows  []Row
+	Lines []int
+}
+
+// ReadCSVFile reads a sweep CSV file (see ParseCSV).
+func ReadCSVFile(path string) (CSVFile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return CSVFile{}, err
+	}
+	return ParseCSV(data, path)
+}
+
+// ParseCSV reads sweep CSV; name labels errors ("name:LINE: reason"). It
+// wants the header, then at least one row; integers where WriteCSV writes
+// them (index in [0, jobs), n, block > 0, ncpu and ncuda >= -1, ntasks >=
+// 0), non-empty names, and finite, non-negative numbers.
+func ParseCSV(data []byte, name string) (CSVFile, error) {
+	sh := CSVFile{File: name}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return sh, srcerr.Errorf(name, 0, "empty file: want sweep CSV (header %s, then rows)", strings.Join(Header, ","))
 	}
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = len(Header)
-	var rows []Row
+	r.ReuseRecord = true
 	for first := true; ; first = false {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -93,81 +120,129 @@ func ReadCSV(path string) ([]Row, error) {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return nil, srcerr.Errorf(path, pe.Line, "not sweep CSV: %v", pe.Err)
+				return sh, srcerr.Errorf(name, pe.Line, "not sweep CSV: %v", pe.Err)
 			}
-			return nil, srcerr.Errorf(path, 0, "%v", err)
+			return sh, srcerr.Errorf(name, 0, "%v", err)
 		}
 		line, _ := r.FieldPos(0)
 		if first {
 			for i, h := range Header {
 				if rec[i] != h {
-					return nil, srcerr.Errorf(path, line, "header column %d is %q, want %q", i+1, rec[i], h)
+					return sh, srcerr.Errorf(name, line, "header column %d is %q, want %q", i+1, clip(rec[i]), h)
 				}
 			}
 			continue
 		}
 		row, err := parseRow(rec)
 		if err != nil {
-			return nil, srcerr.Errorf(path, line, "%v", err)
+			return sh, srcerr.Errorf(name, line, "%v", err)
 		}
-		rows = append(rows, row)
+		sh.Rows = append(sh.Rows, row)
+		sh.Lines = append(sh.Lines, line)
 	}
-	return rows, nil
+	if len(sh.Rows) == 0 {
+		return sh, srcerr.Errorf(name, 0, "no rows after the header")
+	}
+	return sh, nil
 }
+
+// MaxJobs bounds the jobs column of a sweep CSV.
+const MaxJobs = 1 << 30
 
 func parseRow(rec []string) (Row, error) {
 	var r Row
-	ints := []*int{&r.Index, &r.Jobs, nil, nil, nil, &r.N, &r.Block, &r.NCPU, &r.NCUDA, &r.NTasks}
-	for i, p := range ints {
-		if p == nil {
+	ints := []struct {
+		p   *int
+		min int
+	}{{&r.Index, 0}, {&r.Jobs, 1}, {nil, 0}, {nil, 0}, {nil, 0}, {&r.N, 1}, {&r.Block, 1}, {&r.NCPU, -1}, {&r.NCUDA, -1}, {&r.NTasks, 0}}
+	for i, c := range ints {
+		if c.p == nil {
 			continue
 		}
 		v, err := strconv.Atoi(rec[i])
 		if err != nil {
-			return r, fmt.Errorf("column %s: %q is not an integer", Header[i], rec[i])
+			return r, fmt.Errorf("column %s: %q is not an integer", Header[i], clip(rec[i]))
 		}
-		*p = v
+		if v < c.min {
+			return r, fmt.Errorf("column %s: %d is below %d", Header[i], v, c.min)
+		}
+		*c.p = v
 	}
 	r.Machine, r.App, r.Sched = rec[2], rec[3], rec[4]
-	floats := []*float64{&r.GFlops, &r.MakespanS, &r.SLR, &r.Speedup, &r.Eff, &r.EnergyJ, &r.BusyPct, &r.PriceUnits}
+	for i, v := range []string{r.Machine, r.App, r.Sched} {
+		if v == "" {
+			return r, fmt.Errorf("column %s is empty", Header[2+i])
+		}
+	}
+	floats := []*float64{&r.GFlops, &r.MakespanS, &r.SLR, &r.Speedup, &r.Eff, &r.EnergyJ, &r.BusyPct, &r.PriceUnits, nil}
 	for i, p := range floats {
 		v, err := strconv.ParseFloat(rec[10+i], 64)
-		if err != nil {
-			return r, fmt.Errorf("column %s: %q is not a number", Header[10+i], rec[10+i])
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return r, fmt.Errorf("column %s: %q is not a finite number >= 0", Header[10+i], clip(rec[10+i]))
 		}
-		*p = v
+		if p != nil {
+			*p = v
+		}
 	}
-	if r.Index < 0 || r.Index >= r.Jobs {
+	if r.Jobs > MaxJobs {
+		return r, fmt.Errorf("column jobs: %d is beyond %d", r.Jobs, MaxJobs)
+	}
+	if r.Index >= r.Jobs {
 		return r, fmt.Errorf("index %d out of [0, %d)", r.Index, r.Jobs)
 	}
 	return r, nil
 }
 
+// clip shortens a value quoted in an error message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
 // Merge joins the rows of shards into the rows of the whole sweep: same
 // job count everywhere, every index exactly once.
 func Merge(parts ...[]Row) ([]Row, error) {
-	var all []Row
-	jobs := -1
-	for _, p := range parts {
-		for _, r := range p {
-			if jobs >= 0 && r.Jobs != jobs {
-				return nil, fmt.Errorf("row %d belongs to a sweep of %d jobs, others to %d: not shards of one sweep", r.Index, r.Jobs, jobs)
+	shards := make([]CSVFile, len(parts))
+	for i, p := range parts {
+		shards[i] = CSVFile{Rows: p}
+	}
+	return MergeFiles(shards...)
+}
+
+// MergeFiles is Merge with each row's place named in its errors.
+func MergeFiles(shards ...CSVFile) ([]Row, error) {
+	type located struct {
+		row   Row
+		where string
+	}
+	var all []located
+	for _, sh := range shards {
+		for i, r := range sh.Rows {
+			w := fmt.Sprintf("row %d", r.Index)
+			if sh.File != "" && i < len(sh.Lines) {
+				w = fmt.Sprintf("%s:%d", sh.File, sh.Lines[i])
 			}
-			jobs = r.Jobs
-			all = append(all, r)
+			if len(all) > 0 && r.Jobs != all[0].row.Jobs {
+				return nil, fmt.Errorf("%s: row of a sweep of %d jobs, but %s of one of %d: not shards of one sweep", w, r.Jobs, all[0].where, all[0].row.Jobs)
+			}
+			all = append(all, located{r, w})
 		}
 	}
-	sort.Slice(all, func(a, b int) bool { return all[a].Index < all[b].Index })
-	for i, r := range all {
-		if r.Index != i {
-			if i > 0 && all[i-1].Index == r.Index {
-				return nil, fmt.Errorf("job %d appears twice", r.Index)
+	sort.SliceStable(all, func(a, b int) bool { return all[a].row.Index < all[b].row.Index })
+	rows := make([]Row, len(all))
+	for i, l := range all {
+		if l.row.Index != i {
+			if i > 0 && all[i-1].row.Index == l.row.Index {
+				return nil, fmt.Errorf("%s: job %d appears twice (also %s)", l.where, l.row.Index, all[i-1].where)
 			}
 			return nil, fmt.Errorf("job %d is missing (a shard not given?)", i)
 		}
+		rows[i] = l.row
 	}
-	if len(all) != jobs && jobs >= 0 {
-		return nil, fmt.Errorf("%d of %d jobs present (a shard not given?)", len(all), jobs)
+	if len(all) > 0 && len(all) != all[0].row.Jobs {
+		return nil, fmt.Errorf("%d of %d jobs present (a shard not given?)", len(all), all[0].row.Jobs)
 	}
-	return all, nil
+	return rows, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -100,4 +101,41 @@ func TestReadCSVErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, append(b.Bytes(), []byte("x,1,m,a,s,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n")...), 0o644))
 	_, err = ReadCSV(p)
 	assert.ErrorContains(t, err, "bad.csv:2: column index")
+}
+
+// TestParseCSVRefusesBadRows: empty files, files without rows and rows
+// with values WriteCSV never writes are errors at their line.
+func TestParseCSVRefusesBadRows(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, WriteCSV(&b, nil))
+	head := b.String()
+	good := "0,2,m,cholesky,dmda,9600,960,-1,-1,220,1000,0.5,1.2,3,0.4,0,50,0,0\n"
+	for _, c := range []struct{ name, doc, want string }{
+		{"empty", "", "s.csv: empty file: want sweep CSV"},
+		{"blank", "\n\n", "s.csv: empty file"},
+		{"header only", head, "s.csv: no rows after the header"},
+		{"NaN", head + strings.Replace(good, ",1000,", ",NaN,", 1), "s.csv:2: column gflops: \"NaN\" is not a finite number >= 0"},
+		{"Inf", head + strings.Replace(good, ",0.5,", ",+Inf,", 1), "s.csv:2: column makespan_s: \"+Inf\""},
+		{"negative", head + strings.Replace(good, ",50,", ",-50,", 1), "s.csv:2: column busy_pct: \"-50\""},
+		{"zero jobs", head + strings.Replace(good, "0,2,", "0,0,", 1), "s.csv:2: column jobs: 0 is below 1"},
+		{"index beyond", head + strings.Replace(good, "0,2,", "5,2,", 1), "s.csv:2: index 5 out of [0, 2)"},
+		{"n zero", head + strings.Replace(good, ",9600,", ",0,", 1), "s.csv:2: column n: 0 is below 1"},
+		{"ncpu", head + strings.Replace(good, ",-1,-1,", ",-2,-1,", 1), "s.csv:2: column ncpu: -2 is below -1"},
+		{"empty machine", head + strings.Replace(good, ",m,", ",,", 1), "s.csv:2: column machine is empty"},
+		{"short row", head + "0,2,m\n", "s.csv:2: not sweep CSV: wrong number of fields"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseCSV([]byte(c.doc), "s.csv")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+	a, err := ParseCSV([]byte(head+good), "a.csv")
+	require.NoError(t, err)
+	_, err = MergeFiles(a, a)
+	assert.EqualError(t, err, "a.csv:2: job 0 appears twice (also a.csv:2)")
+	c, err := ParseCSV([]byte(head+strings.Replace(good, "0,2,", "1,3,", 1)), "c.csv")
+	require.NoError(t, err)
+	_, err = MergeFiles(a, c)
+	assert.EqualError(t, err, "c.csv:2: row of a sweep of 3 jobs, but a.csv:2 of one of 2: not shards of one sweep")
 }
