@@ -22,6 +22,9 @@ type KernelSample struct {
 	Model, Arch, Footprint string
 	SizeBytes              uint64
 	DurationUS             float64
+	// File and Line locate the sample (for Fit's errors; "" and 0: none).
+	File string
+	Line int
 }
 
 // TransferSample is one measured copy (CSV: src,dst,bytes,pitch,duration_us).
@@ -30,7 +33,17 @@ type TransferSample struct {
 	Bytes      float64
 	PitchBytes float64
 	DurationUS float64
+	// File and Line locate the sample (for Fit's errors; "" and 0: none).
+	File string
+	Line int
 }
+
+// Bounds of a sample: a duration to about 11.6 days (µs), a size or pitch
+// to a PiB.
+const (
+	maxSampleUS    = 1e12
+	maxSampleBytes = 1 << 50
+)
 
 var (
 	kernelHeader   = []string{"model", "arch", "footprint", "size", "duration_us"}
@@ -42,7 +55,7 @@ var (
 func ReadKernelCSV(path string) ([]KernelSample, error) {
 	var out []KernelSample
 	err := readCSV(path, kernelHeader, func(rec []string, line int) error {
-		s := KernelSample{Model: rec[0], Arch: rec[1], Footprint: strings.ToLower(rec[2])}
+		s := KernelSample{Model: rec[0], Arch: rec[1], Footprint: strings.ToLower(rec[2]), File: path, Line: line}
 		if s.Model == "" {
 			return fmt.Errorf("empty model")
 		}
@@ -53,16 +66,19 @@ func ReadKernelCSV(path string) ([]KernelSample, error) {
 			return fmt.Errorf("footprint must be 8 hex digits, got %q", rec[2])
 		}
 		size, err := strconv.ParseUint(rec[3], 10, 64)
-		if err != nil {
-			return fmt.Errorf("size must be a number of bytes, got %q", rec[3])
+		if err != nil || size > maxSampleBytes {
+			return fmt.Errorf("size must be a number of bytes from 0 to %d, got %q", uint64(maxSampleBytes), rec[3])
 		}
 		s.SizeBytes = size
-		if s.DurationUS, err = nonNegative(rec[4], "duration_us"); err != nil {
+		if s.DurationUS, err = bounded(rec[4], "duration_us", maxSampleUS); err != nil {
 			return err
 		}
 		out = append(out, s)
 		return nil
 	})
+	if err == nil && len(out) == 0 {
+		err = srcerr.Errorf(path, 0, "no kernel samples: want rows %s", strings.Join(kernelHeader, ","))
+	}
 	return out, err
 }
 
@@ -70,27 +86,31 @@ func ReadKernelCSV(path string) ([]KernelSample, error) {
 func ReadTransferCSV(path string) ([]TransferSample, error) {
 	var out []TransferSample
 	err := readCSV(path, transferHeader, func(rec []string, line int) error {
-		s := TransferSample{Src: rec[0], Dst: rec[1]}
+		s := TransferSample{Src: rec[0], Dst: rec[1], File: path, Line: line}
 		if s.Src == "" || s.Dst == "" || s.Src == s.Dst {
 			return fmt.Errorf("src and dst must be two different memory nodes")
 		}
 		var err error
-		if s.Bytes, err = nonNegative(rec[2], "bytes"); err != nil {
+		if s.Bytes, err = bounded(rec[2], "bytes", maxSampleBytes); err != nil {
 			return err
 		}
-		if s.PitchBytes, err = nonNegative(rec[3], "pitch"); err != nil {
+		if s.PitchBytes, err = bounded(rec[3], "pitch", maxSampleBytes); err != nil {
 			return err
 		}
-		if s.DurationUS, err = nonNegative(rec[4], "duration_us"); err != nil {
+		if s.DurationUS, err = bounded(rec[4], "duration_us", maxSampleUS); err != nil {
 			return err
 		}
 		out = append(out, s)
 		return nil
 	})
+	if err == nil && len(out) == 0 {
+		err = srcerr.Errorf(path, 0, "no transfer samples: want rows %s", strings.Join(transferHeader, ","))
+	}
 	return out, err
 }
 
-func nonNegative(s, what string) (float64, error) {
+// bounded parses a finite number from 0 to max.
+func bounded(s, what string, max float64) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%s must be a finite number, got %q", what, s)
@@ -98,7 +118,18 @@ func nonNegative(s, what string) (float64, error) {
 	if v < 0 {
 		return 0, fmt.Errorf("%s must be >= 0, got %v", what, v)
 	}
+	if v > max {
+		return 0, fmt.Errorf("%s must be at most %g, got %v", what, max, v)
+	}
 	return v, nil
+}
+
+// at locates an error at a sample's line (plain when it has none).
+func at(file string, line int, err error) error {
+	if file == "" {
+		return err
+	}
+	return srcerr.Wrap(file, line, err)
 }
 
 func readCSV(path string, header []string, row func(rec []string, line int) error) error {
@@ -143,10 +174,25 @@ func readCSV(path string, header []string, row func(rec []string, line int) erro
 // direction). A direction absent from base is added with a prediction taken
 // from its fit: latency = the first segment's intercept at the smallest
 // pitch, bandwidth = 1/slope of its last segment.
+//
+// Errors name the sample's FILE:LINE (the first sample of the entry or
+// direction at fault): a transfer between nodes the base lacks, samples
+// that disagree, or a fit that makes an invalid entry.
 func Fit(base *File, kernels []KernelSample, transfers []TransferSample) (*File, error) {
 	f := *base
 	f.Kernels = append([]KernelModel(nil), base.Kernels...)
 	f.Transfers = append([]Transfer(nil), base.Transfers...)
+	nodes := map[string]bool{}
+	for _, n := range base.Nodes() {
+		nodes[n] = true
+	}
+	for _, s := range transfers {
+		for _, n := range []string{s.Src, s.Dst} {
+			if !nodes[n] {
+				return nil, at(s.File, s.Line, fmt.Errorf("%q is not a memory node of %s (%s)", n, base.Name, strings.Join(base.Nodes(), ", ")))
+			}
+		}
+	}
 	if err := fitKernels(&f, kernels); err != nil {
 		return nil, err
 	}
@@ -154,23 +200,56 @@ func Fit(base *File, kernels []KernelSample, transfers []TransferSample) (*File,
 		return nil, err
 	}
 	if err := f.Validate(); err != nil {
-		return nil, err
+		return nil, fitValidationError(&f, err, kernels, transfers)
 	}
 	return &f, nil
+}
+
+// fitValidationError locates a fitted file's validation error at the first
+// sample of the entry or direction it names.
+func fitValidationError(f *File, err error, kernels []KernelSample, transfers []TransferSample) error {
+	var ve *ValidationError
+	if !errors.As(err, &ve) || len(ve.Path) < 2 {
+		return err
+	}
+	i, _ := ve.Path[1].(int)
+	switch ve.Path[0] {
+	case "transfers":
+		if i < len(f.Transfers) {
+			t := f.Transfers[i]
+			for _, s := range transfers {
+				if s.Src == t.Src && s.Dst == t.Dst {
+					return at(s.File, s.Line, fmt.Errorf("the samples of %s->%s fit no valid model: %s", t.Src, t.Dst, ve.Msg))
+				}
+			}
+		}
+	case "kernels":
+		if i < len(f.Kernels) {
+			k := f.Kernels[i]
+			for _, s := range kernels {
+				if s.Model == k.Model && s.Arch == k.Arch {
+					return at(s.File, s.Line, fmt.Errorf("the samples of %s on %s fit no valid model: %s", k.Model, k.Arch, ve.Msg))
+				}
+			}
+		}
+	}
+	return err
 }
 
 func fitKernels(f *File, samples []KernelSample) error {
 	type key struct{ model, arch, fp string }
 	groups := map[key][]float64{}
 	sizes := map[key]uint64{}
+	firsts := map[key]KernelSample{}
 	var keys []key
 	for _, s := range samples {
 		k := key{s.Model, s.Arch, s.Footprint}
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 			sizes[k] = s.SizeBytes
+			firsts[k] = s
 		} else if sizes[k] != s.SizeBytes {
-			return fmt.Errorf("kernel %s %s %s: samples disagree on size (%d and %d bytes)", k.model, k.arch, k.fp, sizes[k], s.SizeBytes)
+			return at(s.File, s.Line, fmt.Errorf("kernel %s %s %s: samples disagree on size (%d bytes on line %d, %d here)", k.model, k.arch, k.fp, sizes[k], firsts[k].Line, s.SizeBytes))
 		}
 		groups[k] = append(groups[k], s.DurationUS)
 	}
@@ -188,7 +267,7 @@ func fitKernels(f *File, samples []KernelSample) error {
 		xs := groups[k]
 		h, err := fit.FitHistogram(xs)
 		if err != nil {
-			return fmt.Errorf("kernel %s %s %s: %w", k.model, k.arch, k.fp, err)
+			return at(firsts[k].File, firsts[k].Line, fmt.Errorf("kernel %s %s %s: %w", k.model, k.arch, k.fp, err))
 		}
 		var sum, sum2 float64
 		for _, x := range xs {
@@ -230,11 +309,13 @@ func (f *File) kernelModel(model, arch string) *KernelModel {
 
 func fitTransfers(f *File, samples []TransferSample) error {
 	groups := map[[2]string][]fit.TransferSample{}
+	firsts := map[[2]string]TransferSample{}
 	var dirs [][2]string
 	for _, s := range samples {
 		d := [2]string{s.Src, s.Dst}
 		if _, ok := groups[d]; !ok {
 			dirs = append(dirs, d)
+			firsts[d] = s
 		}
 		groups[d] = append(groups[d], fit.TransferSample{Bytes: s.Bytes, Pitch: s.PitchBytes, DurationUS: s.DurationUS})
 	}
@@ -244,7 +325,7 @@ func fitTransfers(f *File, samples []TransferSample) error {
 	for _, d := range dirs {
 		pms, err := fit.FitPitchModels(groups[d])
 		if err != nil {
-			return fmt.Errorf("transfers %s->%s: %w", d[0], d[1], err)
+			return at(firsts[d].File, firsts[d].Line, fmt.Errorf("transfers %s->%s: %w", d[0], d[1], err))
 		}
 		var models []PitchModel
 		for _, pm := range pms {

@@ -170,3 +170,36 @@ func FuzzReadCSV(f *testing.F) {
 		_, _ = Fit(base, nil, ts)
 	})
 }
+
+// TestFitErrorsNameTheCSVLine: empty files are errors, and what the fit
+// refuses names the sample's FILE:LINE.
+func TestFitErrorsNameTheCSVLine(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	empty := write("empty.csv", "")
+	_, err := ReadKernelCSV(empty)
+	assert.EqualError(t, err, empty+": no kernel samples: want rows model,arch,footprint,size,duration_us")
+	headerOnly := write("h.csv", "src,dst,bytes,pitch,duration_us\n# nothing\n")
+	_, err = ReadTransferCSV(headerOnly)
+	assert.EqualError(t, err, headerOnly+": no transfer samples: want rows src,dst,bytes,pitch,duration_us")
+	huge := write("huge.csv", "chol,cuda0,24c84a50,10,1e300\n")
+	_, err = ReadKernelCSV(huge)
+	assert.EqualError(t, err, huge+":1: duration_us must be at most 1e+12, got 1e+300")
+
+	base, err := ReadFile("testdata/small.calib.json")
+	require.NoError(t, err)
+	unknown := write("t.csv", "RAM,CUDA0,1048576,3840,95\nRAM,CUDA7,1048576,3840,95\n")
+	ts, err := ReadTransferCSV(unknown)
+	require.NoError(t, err)
+	_, err = Fit(base, nil, ts)
+	assert.EqualError(t, err, unknown+`:2: "CUDA7" is not a memory node of small (RAM, CUDA0)`)
+	sizes := write("k.csv", "chol,cuda0,24c84a50,10,1\nchol,cuda0,24c84a50,11,1\n")
+	ks, err := ReadKernelCSV(sizes)
+	require.NoError(t, err)
+	_, err = Fit(base, ks, nil)
+	assert.EqualError(t, err, sizes+":2: kernel chol cuda0 24c84a50: samples disagree on size (10 bytes on line 1, 11 here)")
+}

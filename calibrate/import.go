@@ -35,6 +35,7 @@ func Import(dir, host string) (*File, []string, error) {
 	}
 	var warn []string
 	var plat *platforms.Platform
+	var platErr error // why the platform file was not used
 	platFile := s.PlatformV4
 	if platFile == "" {
 		platFile = s.PlatformV3
@@ -44,7 +45,7 @@ func Import(dir, host string) (*File, []string, error) {
 		// gets links of bandwidth 0): fall back on the bus matrices then.
 		if plat, err = platforms.ParseFile(platFile); err != nil {
 			warn = append(warn, fmt.Sprintf("platform file not used: %v", err))
-			plat, platFile = nil, ""
+			plat, platFile, platErr = nil, "", err
 		}
 	}
 	f := &File{
@@ -60,6 +61,9 @@ func Import(dir, host string) (*File, []string, error) {
 
 	nodes, busIdx := memoryNodes(s.Bus)
 	if err := importMachine(f, s.Bus, nodes, plat); err != nil {
+		if platErr != nil {
+			return nil, nil, fmt.Errorf("%w (the platform file was not used: %v)", err, platErr)
+		}
 		return nil, nil, err
 	}
 	if plat != nil {
