@@ -413,13 +413,13 @@ func (s *Simulator) obtain(node *memNode, r *replica, lvl level) (float64, bool)
 			r.slot = slot
 			return 0, true
 		}
-		if node.capacity == 0 || node.devUsed+subChunkBytes <= node.capacity {
+		if node.capacity == 0 || node.devUsed+subChunkBytes <= node.capacity || plantedFault == faultOverCapacity {
 			r.slot = node.sub.grow(nb)
 			node.devUsed += subChunkBytes
 			s.stats.Allocations++
 			return s.m.Costs.DeviceAllocS, true
 		}
-	} else if node.capacity == 0 || node.devUsed+size <= node.capacity {
+	} else if node.capacity == 0 || node.devUsed+size <= node.capacity || plantedFault == faultOverCapacity {
 		node.devUsed += size
 		node.direct += size
 		if node.id != 0 {
@@ -794,6 +794,9 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	payload := s.pitchedPayload(req, route, bytes)
 	s.xferID++
 	req.xferID, req.payload = s.xferID, payload
+	if s.chk != nil {
+		s.checkCopyIssued(req)
+	}
 	now := s.eng.NowS()
 	drv := s.nodes[d.handler]
 	t := max(now, drv.issueFreeS)
@@ -932,6 +935,9 @@ func (s *Simulator) finish(req *request) {
 			s.setState(h, req.src, shared)
 		}
 		s.setState(h, req.dst, shared)
+	}
+	if s.chk != nil {
+		s.checkCopyDone(req)
 	}
 	dst.setIncoming(nil)
 	s.nodes[req.dst].evictGen++

@@ -151,6 +151,7 @@ type Simulator struct {
 	uncal       map[[2]string]bool
 	kcache      map[KernelKey]*KernelStats
 	checkErr    error
+	chk         *checker // with Options.Check
 	stats       Stats
 	seq         uint64
 	freeReqs    []*request // finished requests, for newRequest to reuse
@@ -233,6 +234,9 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 		return nil, d.err
 	}
 	s.attachDeps(d)
+	if opts.Check {
+		s.chk = newChecker(s)
+	}
 	s.submitCall = s.submit
 	s.pushCall = s.push
 	s.popCall = func(wid int) { s.workerPop(s.workers[wid]) }
@@ -985,6 +989,9 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 		h := b.h
 		r := &h.reps[w.Node]
 		r.refs++
+		if plantedFault == faultKernelBeforeData && b.mode&R != 0 {
+			continue
+		}
 		t.nfetching++
 		if b.mode&R == 0 {
 			s.allocate(h, w.Node, levelFetch, func() { s.arrived(int(t.id)) })
@@ -1070,7 +1077,7 @@ func (w *Worker) canPop() bool {
 
 // startKernel starts the next ready task on w's device if it is free.
 func (s *Simulator) startKernel(w *Worker) {
-	if w.running != nil || len(w.ready) == 0 {
+	if (w.running != nil && (plantedFault != faultOverlapKernels || w.Kind != GPUWorker)) || len(w.ready) == 0 {
 		return
 	}
 	t := w.ready[0]
@@ -1083,6 +1090,7 @@ func (s *Simulator) startKernel(w *Worker) {
 	s.updateState(w)
 	now := s.eng.NowS()
 	if s.opts.Check {
+		s.checkKernelStart(w, t)
 		for _, id := range t.preds() {
 			if p := &s.tasks[id]; !p.done {
 				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.id, t.spec.Name, p.id, p.spec.Name))
@@ -1179,6 +1187,9 @@ func sampleHistogram(edges []float64, counts []uint64, u float64) float64 {
 
 func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 	now := s.eng.NowS()
+	if s.chk != nil {
+		s.checkKernelEnd(w, t)
+	}
 	t.endS = now
 	s.lastEndS = max(s.lastEndS, now)
 	w.busyS += now - t.startS
@@ -1212,10 +1223,13 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 		if b.mode&W != 0 {
 			h.version++
 			// The valid bits, not the replicas: those are scattered.
-			for set := h.valid &^ (1 << uint(w.Node)); set != 0; set &= set - 1 {
+			for set := h.valid &^ (1 << uint(w.Node)); set != 0 && plantedFault != faultNoInvalidate; set &= set - 1 {
 				s.setState(h, bits.TrailingZeros64(set), invalid)
 			}
 			s.setState(h, w.Node, owner)
+			if s.chk != nil {
+				s.checkWrite(h, w.Node)
+			}
 		}
 		r.refs--
 	}
@@ -1257,6 +1271,9 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 // each node's used memory is the sum of its allocated copies; every handle
 // has a valid copy; every byte queued for a copy was copied exactly once.
 func (s *Simulator) finalCheck() error {
+	if err := s.checkEnd(); err != nil {
+		return err
+	}
 	for i := range s.dirs {
 		for _, d := range s.dirs[i] {
 			if d != nil && (len(d.queue) > 0 || d.issued > 0 || len(d.pend) > 0) {

@@ -139,7 +139,7 @@ func (f *runFlags) register(fs *flag.FlagSet, cmd string, args []string) {
 	fs.StringVar(&f.durations, "durations", "mean", "kernel durations: mean, normal or histogram (seeded)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
-	fs.BoolVar(&f.check, "check", false, "verify the run's invariants (dependencies, memory, data validity)")
+	fs.BoolVar(&f.check, "check", false, "verify the run's invariants: dependencies, one kernel at a time per worker, each task run once, memory within capacity, every read and the final data of the last written version, busy time within the makespan")
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
 	fs.Int64Var(&f.gpuMem, "gpu-mem", 0, "GPU memory limit in bytes (default: 90% of each GPU's memory)")
 	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")

@@ -1,0 +1,149 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+)
+
+// checker holds what Options.Check verifies beyond the simulator's own
+// state: kernels running per worker, starts and ends per task, and the
+// data version each copy holds (nil without Check).
+//
+// Invariants, each failing the run at once or at the end:
+//   - a worker runs one kernel at a time (a GPU's device included);
+//   - each task starts once and ends once, after its dependencies;
+//   - a task reads the last written version of each input (a copy holds
+//     the version of its source when it was issued; a write makes the
+//     writer's copy the new version);
+//   - at the end, every task ran exactly once, each data was written by as
+//     many tasks as write it, every valid copy holds its last version (so
+//     the data StarPU writes back to RAM at unregistration is the last
+//     written), and no worker was busy longer than the makespan.
+type checker struct {
+	running     []int    // kernels running, per worker
+	starts      []uint8  // per task
+	ends        []uint8  // per task
+	ver         []uint64 // [handle*nodes+node]: version of that copy
+	writes      []uint64 // [handle]: tasks that write it
+	nodes       int
+	copyVersion map[*request]uint64 // version a copy carries, from its issue
+}
+
+func newChecker(s *Simulator) *checker {
+	c := &checker{running: make([]int, len(s.workers)), starts: make([]uint8, len(s.tasks)),
+		ends: make([]uint8, len(s.tasks)), ver: make([]uint64, len(s.handles)*len(s.nodes)),
+		writes: make([]uint64, len(s.handles)), nodes: len(s.nodes), copyVersion: map[*request]uint64{}}
+	for i := range s.g.Tasks {
+		seen := map[int]bool{}
+		for _, a := range s.g.Tasks[i].Buffers {
+			if a.Mode&W != 0 && !seen[a.Handle] {
+				seen[a.Handle] = true
+				c.writes[a.Handle]++
+			}
+		}
+	}
+	return c
+}
+
+func (c *checker) version(h *handleState, node int) *uint64 { return &c.ver[h.h.ID*c.nodes+node] }
+
+// kernelStart checks a kernel's start on w.
+func (s *Simulator) checkKernelStart(w *Worker, t *TaskState) {
+	c := s.chk
+	if c.running[w.ID]++; c.running[w.ID] > 1 {
+		s.fail(fmt.Errorf("check: %s starts task %d (%s) while %d other kernel(s) run on it: one kernel at a time per worker", w.Name, t.id, t.spec.Name, c.running[w.ID]-1))
+	}
+	if c.starts[t.id]++; c.starts[t.id] > 1 {
+		s.fail(fmt.Errorf("check: task %d (%s) starts a second time, on %s", t.id, t.spec.Name, w.Name))
+	}
+	for _, b := range t.bufs {
+		if b.mode&R != 0 && b.h.reps[w.Node].state != invalid {
+			if v := *c.version(b.h, w.Node); v != b.h.version {
+				s.fail(fmt.Errorf("check: task %d (%s) reads version %d of %s on %s, the last written is %d", t.id, t.spec.Name, v, b.h.h.Name, w.Name, b.h.version))
+			}
+		}
+	}
+}
+
+// checkKernelEnd checks a kernel's end on w.
+func (s *Simulator) checkKernelEnd(w *Worker, t *TaskState) {
+	c := s.chk
+	c.running[w.ID]--
+	if c.ends[t.id]++; c.ends[t.id] > 1 {
+		s.fail(fmt.Errorf("check: task %d (%s) ends a second time", t.id, t.spec.Name))
+	}
+}
+
+// checkWrite records that t's write made w's node hold h's new version.
+func (s *Simulator) checkWrite(h *handleState, node int) { *s.chk.version(h, node) = h.version }
+
+// checkCopyIssued records the version a copy carries: its source's now.
+func (s *Simulator) checkCopyIssued(req *request) {
+	s.chk.copyVersion[req] = *s.chk.version(req.h, req.src)
+}
+
+// checkCopyDone gives a completed copy's destination the version it
+// carried, when the copy made it valid.
+func (s *Simulator) checkCopyDone(req *request) {
+	c := s.chk
+	v, ok := c.copyVersion[req]
+	delete(c.copyVersion, req)
+	if !ok {
+		s.fail(fmt.Errorf("check: a copy of %s to %s completes without having been issued", req.h.h.Name, s.nodes[req.dst].name))
+		return
+	}
+	if req.wb && req.version != req.h.version {
+		return // written meanwhile: the write-back left home invalid
+	}
+	*c.version(req.h, req.dst) = v
+}
+
+// checkEnd verifies the end state's tasks, data versions and busy times.
+func (s *Simulator) checkEnd() error {
+	c := s.chk
+	for i := range s.tasks {
+		if c.starts[i] != 1 || c.ends[i] != 1 {
+			t := &s.tasks[i]
+			return fmt.Errorf("check: task %d (%s) started %d and ended %d times: each task runs exactly once", i, t.spec.Name, c.starts[i], c.ends[i])
+		}
+	}
+	for _, h := range s.handles {
+		if h.version != c.writes[h.h.ID] {
+			return fmt.Errorf("check: %s was written %d times, by %d tasks that write it", h.h.Name, h.version, c.writes[h.h.ID])
+		}
+		for n := range h.reps {
+			if h.reps[n].state != invalid && *c.version(h, n) != h.version {
+				return fmt.Errorf("check: at the end, the valid copy of %s on %s holds version %d, the last written is %d: the data written back to RAM would be stale",
+					h.h.Name, s.nodes[n].name, *c.version(h, n), h.version)
+			}
+		}
+	}
+	mk := s.lastEndS
+	for _, w := range s.workers {
+		if w.busyS > mk*(1+1e-9) {
+			return fmt.Errorf("check: %s was busy %v s, longer than the %v s makespan", w.Name, w.busyS, mk)
+		}
+	}
+	if math.IsNaN(mk) || math.IsInf(mk, 0) || mk < 0 {
+		return fmt.Errorf("check: makespan %v s", mk)
+	}
+	return nil
+}
+
+// fault is a bug planted by tests (export_test.go) to show that Check
+// catches it; always faultNone otherwise.
+type fault uint8
+
+const (
+	faultNone fault = iota
+	// faultOverlapKernels lets a GPU start a kernel while one runs.
+	faultOverlapKernels
+	// faultKernelBeforeData starts kernels without fetching what they read.
+	faultKernelBeforeData
+	// faultOverCapacity lets a GPU allocate beyond its memory.
+	faultOverCapacity
+	// faultNoInvalidate leaves other copies valid when a task writes.
+	faultNoInvalidate
+)
+
+var plantedFault fault
