@@ -54,6 +54,22 @@ var hexRe = regexp.MustCompile(`^[0-9a-f]{8}$`)
 // runtime's MinGPUMemoryBytes).
 const minDeviceMemoryBytes = 2 << 20
 
+// Bounds of a calibration's numbers, far beyond any machine, so that a
+// typo (an exponent too many) fails at its line instead of exhausting the
+// memory (a worker per core) or running for simulated eons.
+const (
+	maxCPUCores    = 4096
+	maxDevices     = 256
+	maxMemoryBytes = 1 << 50 // a PiB
+	maxTimeS       = 1e9     // about 31.7 years, for latencies and costs
+	maxTimeUS      = maxTimeS * 1e6
+	maxRate        = 1e18 // flop/s, B/s
+	maxPowerW      = 1e9
+)
+
+// within reports whether v is finite and in [lo, hi].
+func within(v, lo, hi float64) bool { return v >= lo && v <= hi }
+
 // Nodes returns the memory nodes: "RAM" then each device.
 func (f *File) Nodes() []string {
 	nodes := []string{"RAM"}
@@ -84,14 +100,20 @@ func (f *File) Validate() error {
 
 func (f *File) validateMachine() error {
 	m := &f.Machine
-	if m.CPUCores < 1 {
-		return verr([]any{"machine", "cpu_cores"}, "cpu_cores must be >= 1, got %d", m.CPUCores)
+	if m.CPUCores < 1 || m.CPUCores > maxCPUCores {
+		if m.CPUCores < 1 {
+			return verr([]any{"machine", "cpu_cores"}, "cpu_cores must be >= 1, got %d", m.CPUCores)
+		}
+		return verr([]any{"machine", "cpu_cores"}, "cpu_cores must be from 1 to %d, got %d", maxCPUCores, m.CPUCores)
 	}
-	if !(m.CPUSpeedFlops > 0) || !finite(m.CPUSpeedFlops) {
-		return verr([]any{"machine", "cpu_speed_flops"}, "cpu_speed_flops must be > 0, got %v", m.CPUSpeedFlops)
+	if !(m.CPUSpeedFlops > 0) || !within(m.CPUSpeedFlops, 0, maxRate) {
+		return verr([]any{"machine", "cpu_speed_flops"}, "cpu_speed_flops must be > 0 and at most %g, got %v", maxRate, m.CPUSpeedFlops)
 	}
-	if m.RAMBytes < 0 {
-		return verr([]any{"machine", "ram_bytes"}, "ram_bytes must be >= 0")
+	if m.RAMBytes < 0 || m.RAMBytes > maxMemoryBytes*1024 {
+		return verr([]any{"machine", "ram_bytes"}, "ram_bytes must be from 0 to %d", int64(maxMemoryBytes*1024))
+	}
+	if len(m.Devices) > maxDevices {
+		return verr([]any{"machine", "devices"}, "%d devices: at most %d", len(m.Devices), maxDevices)
 	}
 	seen := map[string]bool{"RAM": true}
 	arch := map[string]bool{}
@@ -110,6 +132,8 @@ func (f *File) validateMachine() error {
 			// StarPU uses 90 % of it in whole MiB: 0, which the runtime
 			// would take for unlimited, below 2 MiB.
 			return verr(append(p, "memory_bytes"), "memory_bytes must be at least %d (2 MiB: StarPU uses 90 %% of it in whole MiB), got %d", minDeviceMemoryBytes, d.MemoryBytes)
+		case d.MemoryBytes > maxMemoryBytes:
+			return verr(append(p, "memory_bytes"), "memory_bytes must be at most %d (1 PiB), got %d", int64(maxMemoryBytes), d.MemoryBytes)
 		case d.DriverCore < 0 || d.DriverCore >= m.CPUCores:
 			return verr(append(p, "driver_core"), "driver_core %d is not a core of the %d-core machine", d.DriverCore, m.CPUCores)
 		}
@@ -121,8 +145,8 @@ func (f *File) validateMachine() error {
 		if !ValidArch(pw.Arch) {
 			return verr(append(p, "arch"), "unknown arch %q", pw.Arch)
 		}
-		if !(pw.IdleW >= 0) || !(pw.LoadW >= 0) || !finite(pw.IdleW) || !finite(pw.LoadW) {
-			return verr(p, "idle_w and load_w must be >= 0 W")
+		if !within(pw.IdleW, 0, maxPowerW) || !within(pw.LoadW, 0, maxPowerW) {
+			return verr(p, "idle_w and load_w must be from 0 to %g W", maxPowerW)
 		}
 	}
 	return nil
@@ -137,10 +161,10 @@ func (f *File) validateNetwork() error {
 			return verr(p, "link id is empty")
 		case links[l.ID]:
 			return verr(append(p, "id"), "duplicate link id %q", l.ID)
-		case !(l.BandwidthBps > 0) || !finite(l.BandwidthBps):
-			return verr(append(p, "bandwidth_Bps"), "link %q: bandwidth must be > 0 B/s, got %v", l.ID, l.BandwidthBps)
-		case !(l.LatencyS >= 0) || !finite(l.LatencyS):
-			return verr(append(p, "latency_s"), "link %q: latency must be >= 0 s, got %v", l.ID, l.LatencyS)
+		case !(l.BandwidthBps > 0) || !within(l.BandwidthBps, 0, maxRate):
+			return verr(append(p, "bandwidth_Bps"), "link %q: bandwidth must be > 0 B/s and at most %g, got %v", l.ID, maxRate, l.BandwidthBps)
+		case !within(l.LatencyS, 0, maxTimeS):
+			return verr(append(p, "latency_s"), "link %q: latency must be >= 0 s and at most %g, got %v", l.ID, maxTimeS, l.LatencyS)
 		case l.Sharing != "" && l.Sharing != "SHARED" && l.Sharing != "FATPIPE":
 			return verr(append(p, "sharing_policy"), "link %q: sharing_policy must be SHARED or FATPIPE, got %q", l.ID, l.Sharing)
 		}
@@ -182,10 +206,10 @@ func (f *File) validateTransfers() error {
 			return verr(p, "transfer %s: src and dst must be two memory nodes of %v", dir, f.Nodes())
 		case seen[dir]:
 			return verr(p, "duplicate transfer %s", dir)
-		case !(t.PredictedLatencyS >= 0) || !finite(t.PredictedLatencyS):
-			return verr(append(p, "predicted_latency_s"), "transfer %s: latency must be >= 0 s", dir)
-		case !(t.PredictedBandwidthBps > 0) || !finite(t.PredictedBandwidthBps):
-			return verr(append(p, "predicted_bandwidth_Bps"), "transfer %s: bandwidth must be > 0 B/s", dir)
+		case !within(t.PredictedLatencyS, 0, maxTimeS):
+			return verr(append(p, "predicted_latency_s"), "transfer %s: latency must be >= 0 s and at most %g", dir, maxTimeS)
+		case !(t.PredictedBandwidthBps > 0) || !within(t.PredictedBandwidthBps, 0, maxRate):
+			return verr(append(p, "predicted_bandwidth_Bps"), "transfer %s: bandwidth must be > 0 B/s and at most %g", dir, maxRate)
 		}
 		seen[dir] = true
 		for j, pm := range t.PitchModels {
@@ -206,7 +230,7 @@ func (f *File) validateTransfers() error {
 }
 
 func validatePitch(p []any, pm PitchModel) error {
-	if !(pm.PitchLoBytes >= 0) || !(pm.PitchHiBytes >= pm.PitchLoBytes) || !finite(pm.PitchHiBytes) {
+	if !(pm.PitchLoBytes >= 0) || !(pm.PitchHiBytes >= pm.PitchLoBytes) || !within(pm.PitchHiBytes, 0, maxMemoryBytes) {
 		return verr(p, "pitch range [%v, %v] is not a range of bytes", pm.PitchLoBytes, pm.PitchHiBytes)
 	}
 	if len(pm.Segments) == 0 {
@@ -225,8 +249,8 @@ func validatePitch(p []any, pm PitchModel) error {
 			return verr(sp, "segments must be contiguous: previous ends at %v, this starts at %v", *pm.Segments[k-1].HiBytes, s.LoBytes)
 		case k < len(pm.Segments)-1 && s.HiBytes == nil:
 			return verr(sp, "only the last segment may be open-ended")
-		case !finite(s.InterceptS) || !(s.SlopeSPerByte >= 0) || !finite(s.SlopeSPerByte):
-			return verr(sp, "segment needs a finite intercept_s and a slope_s_per_byte >= 0")
+		case !within(s.InterceptS, -maxTimeS, maxTimeS) || !within(s.SlopeSPerByte, 0, maxTimeS):
+			return verr(sp, "segment needs an intercept_s within ±%g s and a slope_s_per_byte from 0 to %g", maxTimeS, maxTimeS)
 		}
 	}
 	return nil
@@ -243,8 +267,8 @@ func (f *File) validateCosts() error {
 		{"device_task_queue_s", c.DeviceTaskQueueS}, {"task_submit_s", c.TaskSubmitS},
 		{"task_push_s", c.TaskPushS}, {"fetch_input_per_buffer_s", c.FetchInputPerBufS},
 	} {
-		if !(v.val >= 0) || !finite(v.val) {
-			return verr([]any{"costs", v.key}, "%s must be >= 0 s, got %v", v.key, v.val)
+		if !within(v.val, 0, maxTimeS) {
+			return verr([]any{"costs", v.key}, "%s must be >= 0 s and at most %g, got %v", v.key, maxTimeS, v.val)
 		}
 	}
 	return nil
@@ -274,12 +298,12 @@ func (f *File) validateKernels() error {
 				return verr(append(ep, "footprint"), "footprint must be 8 lowercase hex digits, got %q", e.Footprint)
 			case fps[e.Footprint]:
 				return verr(append(ep, "footprint"), "duplicate footprint %s", e.Footprint)
-			case !(e.MeanUS >= 0) || !finite(e.MeanUS):
-				return verr(append(ep, "mean_us"), "mean_us must be >= 0 µs, got %v", e.MeanUS)
-			case !(e.StddevUS >= 0) || !finite(e.StddevUS):
-				return verr(append(ep, "stddev_us"), "stddev_us must be >= 0 µs, got %v", e.StddevUS)
-			case !(e.SumUS >= 0) || !(e.Sum2US2 >= 0):
-				return verr(ep, "sum_us and sum2_us2 must be >= 0")
+			case !within(e.MeanUS, 0, maxTimeUS):
+				return verr(append(ep, "mean_us"), "mean_us must be >= 0 µs and at most %g, got %v", maxTimeUS, e.MeanUS)
+			case !within(e.StddevUS, 0, maxTimeUS):
+				return verr(append(ep, "stddev_us"), "stddev_us must be >= 0 µs and at most %g, got %v", maxTimeUS, e.StddevUS)
+			case !(e.SumUS >= 0) || !(e.Sum2US2 >= 0) || !finite(e.SumUS) || !finite(e.Sum2US2):
+				return verr(ep, "sum_us and sum2_us2 must be finite and >= 0")
 			}
 			fps[e.Footprint] = true
 			if e.Histogram != nil {
@@ -298,11 +322,14 @@ func (h *Histogram) validate(p []any) error {
 	}
 	var total uint64
 	for i, e := range h.EdgesUS {
-		if !finite(e) || e < 0 || (i > 0 && !(e > h.EdgesUS[i-1])) {
-			return verr(append(p, "edges_us", i), "edges must be finite, >= 0 and strictly increasing")
+		if !within(e, 0, maxTimeUS) || (i > 0 && !(e > h.EdgesUS[i-1])) {
+			return verr(append(p, "edges_us", i), "edges must be from 0 to %g µs and strictly increasing", maxTimeUS)
 		}
 	}
-	for _, c := range h.Counts {
+	for i, c := range h.Counts {
+		if total+c < total {
+			return verr(append(p, "counts", i), "counts add up to more than 2^64")
+		}
 		total += c
 	}
 	if total == 0 {

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,9 @@ func (f *runFlags) validateCommon() error {
 		if f.set[c.name] && c.v < 0 {
 			return flagError(c.name, c.v, "want a worker count >= 0 (leave the flag out for StarPU's default)")
 		}
+	}
+	if !slices.Contains(runtime.SchedulerNames(), f.sched) {
+		return flagError("sched", f.sched, "unknown scheduler (known: %s)", strings.Join(runtime.SchedulerNames(), ", "))
 	}
 	switch runtime.Durations(f.durations) {
 	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
