@@ -2,6 +2,7 @@ package starpu
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -374,7 +375,7 @@ func ReadBus(dir, host string) (*Bus, error) {
 func trimMatrix(m [][]float64, rowLines []int, b *Bus, file, what string) ([][]float64, error) {
 	n := len(b.Nodes)
 	if len(m) < n {
-		return nil, srcerr.Errorf(file, 0, "%s matrix has %d node(s), the config lists %d (%s)", what, len(m), n, strings.Join(b.Nodes, ", "))
+		return nil, srcerr.Errorf(file, 0, "%s matrix has %d node(s), the config lists %d (%s)", what, len(m), n, nodeList(b.Nodes))
 	}
 	for i := range m {
 		for j, v := range m[i] {
@@ -384,7 +385,7 @@ func trimMatrix(m [][]float64, rowLines []int, b *Bus, file, what string) ([][]f
 					line = rowLines[i]
 				}
 				return nil, srcerr.Errorf(file, line, "%s from node %d to node %d is %v, but the config lists only %d node(s) (%s)%s",
-					what, i, j, v, n, strings.Join(b.Nodes, ", "), b.unknownCounts())
+					what, i, j, v, n, nodeList(b.Nodes), b.unknownCounts())
 			}
 		}
 	}
@@ -437,4 +438,14 @@ func (b *Bus) setAffinity(a *Affinity, file string) error {
 	}
 	b.AffinityUnit = a.Unit
 	return nil
+}
+
+// nodeList names nodes for a message: the first few, then how many more
+// (a config may list tens of thousands).
+func nodeList(nodes []string) string {
+	const show = 8
+	if len(nodes) <= show {
+		return strings.Join(nodes, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(nodes[:show], ", "), len(nodes)-show)
 }

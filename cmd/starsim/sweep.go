@@ -10,7 +10,6 @@ import (
 	goruntime "runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
@@ -122,7 +121,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
 		o.Durations = d
 	default:
-		return flagError("durations", strconv.Quote(*durations), "want mean, normal or histogram")
+		return flagError("durations", *durations, "want mean, normal or histogram")
 	}
 	plan.Options = o
 	var w whatIfs

@@ -31,7 +31,7 @@ func parseList(flag, s string) ([]string, error) {
 		out = append(out, x)
 	}
 	if len(out) == 0 {
-		return nil, flagError(flag, strconv.Quote(s), "empty list")
+		return nil, flagError(flag, s, "empty list")
 	}
 	return out, nil
 }
@@ -139,7 +139,7 @@ func parseGPUMems(s string) ([]int64, error) {
 func parseShard(s string) (i, n int, err error) {
 	a, b, ok := strings.Cut(s, "/")
 	bad := func() (int, int, error) {
-		return 0, 0, flagError("shard", strconv.Quote(s), "want I/N with 1 <= I <= N (slice I of N)")
+		return 0, 0, flagError("shard", s, "want I/N with 1 <= I <= N (slice I of N)")
 	}
 	if !ok || !allDigits(a) || !allDigits(b) {
 		return bad()

@@ -48,7 +48,24 @@ const (
 
 // flagError is a usage error about one flag's value: "--NAME VALUE: why".
 func flagError(name string, value any, format string, args ...any) error {
-	return &usageError{fmt.Sprintf("--%s %v: %s", name, value, fmt.Sprintf(format, args...))}
+	return &usageError{fmt.Sprintf("--%s %s: %s", name, showValue(value), fmt.Sprintf(format, args...))}
+}
+
+// showValue writes a flag value for a message: as is, unless it is empty
+// or holds characters beyond letters, digits and . _ : / , + - (then
+// quoted, so that a message stays one line).
+func showValue(v any) string {
+	s := fmt.Sprint(v)
+	if s == "" {
+		return `""`
+	}
+	for _, c := range s {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._:/,+-", c)
+		if !ok {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // validateCommon checks the flags run and replay share.
@@ -67,7 +84,7 @@ func (f *runFlags) validateCommon() error {
 	switch runtime.Durations(f.durations) {
 	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
 	default:
-		return flagError("durations", strconv.Quote(f.durations), "want mean, normal or histogram")
+		return flagError("durations", f.durations, "want mean, normal or histogram")
 	}
 	if f.gpuMem < 0 || f.gpuMem > maxGPUMemBytes {
 		return flagError("gpu-mem", f.gpuMem, "want a GPU memory limit in bytes, from 1 to %d (1 PiB), or 0 for StarPU's default", int64(maxGPUMemBytes))

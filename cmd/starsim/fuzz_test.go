@@ -1,0 +1,71 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// FuzzFlagValues runs the sweep's value parsers (kind picks: lists,
+// FROM:TO:STEP ranges, numbers, GPU memory sizes, shards) on any string:
+// no panic, a usage error or values within the documented bounds.
+func FuzzFlagValues(f *testing.F) {
+	for _, s := range []string{"dmda,dmdar", "9600:76800:9600", "1:100000000:1", "1,2,,3", "1e300", "4e10,2097152",
+		"1/2junk", "3/8", "0.5,2", "NaN", "-1", " 7 : 9 : 1", "9223372036854775807:9223372036854775807:1"} {
+		for kind := uint8(0); kind < 5; kind++ {
+			f.Add(kind, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, kind uint8, s string) {
+		var err error
+		switch kind % 5 {
+		case 0:
+			var xs []string
+			xs, err = parseList("sched", s)
+			if err == nil && len(xs) == 0 {
+				t.Fatal("empty list accepted")
+			}
+		case 1:
+			var xs []int
+			xs, err = parseInts("n", s, true, maxSweepJobs)
+			if err == nil {
+				if len(xs) == 0 || len(xs) > maxSweepJobs {
+					t.Fatalf("%d values accepted", len(xs))
+				}
+				for _, x := range xs {
+					if x <= 0 {
+						t.Fatalf("%d accepted", x)
+					}
+				}
+			}
+		case 2:
+			var xs []float64
+			xs, err = parseFloats("pci-bw-scale", s, minPCIScale, maxPCIScale)
+			for _, x := range xs {
+				if !(x >= minPCIScale && x <= maxPCIScale) {
+					t.Fatalf("%v accepted", x)
+				}
+			}
+		case 3:
+			var xs []int64
+			xs, err = parseGPUMems(s)
+			for _, x := range xs {
+				if x < minGPUMemBytes || x > maxGPUMemBytes {
+					t.Fatalf("%d bytes accepted", x)
+				}
+			}
+		case 4:
+			var i, n int
+			i, n, err = parseShard(s)
+			if err == nil && !(1 <= i && i <= n) {
+				t.Fatalf("shard %d/%d accepted", i, n)
+			}
+		}
+		if err != nil {
+			var ue *usageError
+			if !errors.As(err, &ue) || !strings.HasPrefix(ue.msg, "--") || strings.Contains(ue.msg, "\n") {
+				t.Fatalf("not a one-line usage error naming the flag: %v", err)
+			}
+		}
+	})
+}
