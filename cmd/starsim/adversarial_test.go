@@ -97,9 +97,9 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"run --sample-interval 1e-6 --json --n 38400", nil, 1, "at most 8388608 (2^23): use an interval of at least"},
 		{"run --ncpu -5", nil, 2, "--ncpu -5: want a worker count >= 0"},
 		{"run --ncuda -1", nil, 2, "--ncuda -1: want a worker count >= 0"},
-		{"run --ncuda 99", nil, 1, "99 CUDA workers asked, the machine has 4 GPUs"},
-		{"run --ncpu 1000", nil, 1, "the machine has 40"},
-		{"run --ncpu 0 --ncuda 0", nil, 1, "no workers"},
+		{"run --ncuda 99", nil, 2, "--ncuda 99: starsim-default-2s-4v100 has 4 GPUs"},
+		{"run --ncpu 1000", nil, 2, "--ncpu 1000: 1000 CPU workers and 4 GPU drivers need 1004 cores, starsim-default-2s-4v100 has 40: at most 36 CPU workers"},
+		{"run --ncpu 0 --ncuda 0", nil, 2, "--ncpu 0: with 0 GPU workers, no worker would run the tasks"},
 		{"run --ncpu 1e3", nil, 2, "invalid value \"1e3\" for flag -ncpu"},
 		{"run --gpu-mem -1", nil, 2, "--gpu-mem -1: want a GPU memory limit in bytes"},
 		{"run --gpu-mem 1e300", nil, 2, "invalid value \"1e300\" for flag -gpu-mem"},
@@ -122,8 +122,9 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"run --explain $D/missing/e.log", nil, 1, "--explain $D/missing/e.log: directory $D/missing does not exist"},
 		{"run --explain $D", nil, 1, "--explain $D: is a directory, want a file name"},
 		{"run --explain $D/", nil, 1, "is a directory"},
-		{"run --ncuda 99 --trace-paje $D/t.paje", nil, 1, "99 CUDA workers asked"},
-		{"run --ncuda 99 --trace-chrome $D/t.json --trace-rec $D/newrec", nil, 1, "(not written: $D/t.json, $D/newrec/tasks.rec, $D/newrec/data.rec)"},
+		{"run --ncuda 99 --trace-paje $D/t.paje", nil, 2, "--ncuda 99"},
+		{"run --n 1920 --block 480 --trace-paje $D/t.paje", nil, 1, "is calibrated on none of the workers' archs (not written: $D/t.paje)"},
+		{"run --n 1920 --block 480 --trace-chrome $D/t.json --trace-rec $D/newrec", nil, 1, "(not written: $D/t.json, $D/newrec/tasks.rec, $D/newrec/data.rec)"},
 		{"run --trace-chrome $D/x.json --trace-paje $D/x.json", nil, 2, "--trace-chrome $D/x.json: also the output of --trace-paje"},
 		{"run --trace-rec $D/afile", f("afile", "x"), 1, "--trace-rec $D/afile: not a directory"},
 		{"run --trace-rec $D/afile/sub", f("afile", "x"), 1, "--trace-rec $D/afile/sub: $D/afile is not a directory"},
@@ -167,6 +168,7 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"replay $D/t.rec", f("t.rec", edit(t, rec, "Name: POTRF\n", "garbage line\n")), 1, "$D/t.rec:7: expected \"Field: value\""},
 		{"replay --static-workerid $D/t.rec", f("t.rec", edit(t, rec, "WorkerId: 0\n", "WorkerId: 9999\n")), 1, "pinned to worker 9999"},
 		{"replay --ncpu -3 $REC", nil, 2, "--ncpu -3"},
+		{"replay --ncuda 5 $REC", nil, 2, "--ncuda 5: starsim-default-2s-4v100 has 4 GPUs"},
 		{"replay --sample-interval 1e-300 $REC", nil, 2, "--sample-interval 1e-300"},
 
 		// compare.
@@ -224,7 +226,8 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"sweep --app qr", nil, 2, "--app qr: unknown application"},
 		{"sweep --block 0", nil, 2, "--block 0: \"0\" is not a positive integer"},
 		{"sweep --ncpu -5", nil, 2, "--ncpu -5"},
-		{"sweep --ncuda 99 --n 1920 --sched dmda", nil, 1, "99 CUDA workers asked"},
+		{"sweep --ncuda 99 --n 1920 --sched dmda", nil, 2, "--ncuda 99: starsim-default-2s-4v100 has 4 GPUs"},
+		{"sweep --gpus 8 --ncpu 35 --n 1920", nil, 2, "--ncpu 35: 35 CPU workers and 8 GPU drivers need 43 cores, starsim-default-2s-4v100+gpus8 has 40: at most 32 CPU workers"},
 		{"sweep --durations x", nil, 2, "--durations x"},
 		{"sweep --sample-interval 1e-12", nil, 2, "--sample-interval 1e-12"},
 		{"sweep --plot $D/x.gif", nil, 2, "--plot $D/x.gif: unsupported extension \".gif\""},
@@ -419,4 +422,23 @@ func TestGoodInputsAccepted(t *testing.T) {
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
 	assert.Empty(t, leftovers)
+}
+
+// TestStarPUEnvRefused: bad values from StarPU's environment are refused
+// like bad flags, naming the variable.
+func TestStarPUEnvRefused(t *testing.T) {
+	for _, c := range []struct{ env, val, msg string }{
+		{"STARPU_SCHED", "bogus", "starsim run: STARPU_SCHED=bogus: unknown scheduler"},
+		{"STARPU_NCPU", "-1", "starsim run: STARPU_NCPU=\"-1\" is not a count"},
+		{"STARPU_NCUDA", "12", "starsim run: STARPU_NCUDA=12: starsim-default-2s-4v100 has 4 GPUs"},
+		{"STARPU_NCPU", "99", "starsim run: STARPU_NCPU=99: 99 CPU workers and 4 GPU drivers need 103 cores"},
+	} {
+		t.Run(c.env+"="+c.val, func(t *testing.T) {
+			t.Setenv(c.env, c.val)
+			code, out, errs := runCLI("run", "--n", "1920")
+			assert.Equal(t, 2, code, errs)
+			assert.Empty(t, out)
+			assert.True(t, strings.HasPrefix(errs, c.msg) && strings.Count(errs, "\n") == 1, "got %q", errs)
+		})
+	}
 }

@@ -66,6 +66,9 @@ func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing b
 	if err != nil {
 		return nil, err
 	}
+	if err := checkWorkers(f.source("ncpu"), f.source("ncuda"), f.ncpu, f.ncuda, cal); err != nil {
+		return nil, err
+	}
 	pauseGC() // parsing's garbage is behind; the graph stays live
 	defer resumeGC()
 	symbols := map[string]bool{}

@@ -229,6 +229,9 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 	if err != nil {
 		return nil, err
 	}
+	if err := checkWorkers(f.source("ncpu"), f.source("ncuda"), f.ncpu, f.ncuda, cal); err != nil {
+		return nil, err
+	}
 	if b.err != nil {
 		return nil, &usageError{b.err.Error()}
 	}

@@ -220,6 +220,9 @@ func dryRun(plan *sweep.Plan, gpuMemFlag bool) error {
 		prec = models.Double
 	}
 	for mi := range plan.Machines {
+		if err := checkWorkers("--ncpu", "--ncuda", plan.Options.NCPU, plan.Options.NCUDA, plan.Machines[mi].File); err != nil {
+			return err
+		}
 		m := plan.Machines[mi].File.RuntimeMachine()
 		for _, app := range plan.Apps {
 			for _, b := range plan.Blocks {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
 )
@@ -48,7 +49,60 @@ const (
 
 // flagError is a usage error about one flag's value: "--NAME VALUE: why".
 func flagError(name string, value any, format string, args ...any) error {
-	return &usageError{fmt.Sprintf("--%s %s: %s", name, showValue(value), fmt.Sprintf(format, args...))}
+	return sourceError("--"+name, value, format, args...)
+}
+
+// sourceError is flagError for a value from a flag ("--ncuda") or from
+// StarPU's environment ("STARPU_NCUDA": "STARPU_NCUDA=VALUE: why").
+func sourceError(src string, value any, format string, args ...any) error {
+	sep := " "
+	if !strings.HasPrefix(src, "-") {
+		sep = "="
+	}
+	return &usageError{fmt.Sprintf("%s%s%s: %s", src, sep, showValue(value), fmt.Sprintf(format, args...))}
+}
+
+// envOf names the StarPU variable a flag falls back on.
+var envOf = map[string]string{"sched": "STARPU_SCHED", "ncpu": "STARPU_NCPU", "ncuda": "STARPU_NCUDA"}
+
+// source names where a flag's value came from: the flag, or StarPU's
+// environment when the flag was not given.
+func (f *runFlags) source(flag string) string {
+	if env := envOf[flag]; env != "" && !f.set[flag] && os.Getenv(env) != "" {
+		return env
+	}
+	return "--" + flag
+}
+
+// checkWorkers checks the worker counts against a machine, as runtime.New
+// would, naming the flag (or variable): a GPU worker per GPU at most, a
+// core for each CPU worker and each GPU's driver thread, and one worker
+// at least.
+func checkWorkers(ncpuSrc, ncudaSrc string, ncpu, ncuda int, cal *calibrate.File) error {
+	gpus := 0
+	for _, d := range cal.Machine.Devices {
+		if d.Kind == "cuda" || d.Kind == "hip" {
+			gpus++
+		}
+	}
+	if ncuda > gpus {
+		return sourceError(ncudaSrc, ncuda, "%s has %d GPUs", cal.Name, gpus)
+	}
+	used := gpus
+	if ncuda >= 0 {
+		used = ncuda
+	}
+	cores := cal.Machine.CPUCores
+	if ncpu >= 0 && ncpu+used > cores {
+		return sourceError(ncpuSrc, ncpu, "%d CPU workers and %d GPU drivers need %d cores, %s has %d: at most %d CPU workers", ncpu, used, ncpu+used, cal.Name, cores, max(cores-used, 0))
+	}
+	if used > cores {
+		return sourceError(ncudaSrc, used, "%d GPU drivers need %d cores, %s has %d", used, used, cal.Name, cores)
+	}
+	if ncpu == 0 && used == 0 {
+		return sourceError(ncpuSrc, 0, "with %d GPU workers, no worker would run the tasks (%s has %d GPUs)", used, cal.Name, gpus)
+	}
+	return nil
 }
 
 // showValue writes a flag value for a message: as is, unless it is empty
@@ -79,7 +133,7 @@ func (f *runFlags) validateCommon() error {
 		}
 	}
 	if !slices.Contains(runtime.SchedulerNames(), f.sched) {
-		return flagError("sched", f.sched, "unknown scheduler (known: %s)", strings.Join(runtime.SchedulerNames(), ", "))
+		return sourceError(f.source("sched"), f.sched, "unknown scheduler (known: %s)", strings.Join(runtime.SchedulerNames(), ", "))
 	}
 	switch runtime.Durations(f.durations) {
 	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
