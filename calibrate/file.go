@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
+	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/jsonpos"
 	"github.com/starsim/starsim/internal/srcerr"
 )
@@ -242,7 +242,7 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 
 // ReadFile reads and validates a calibration file.
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

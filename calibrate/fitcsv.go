@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/starsim/starsim/calibrate/fit"
+	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/srcerr"
 )
 
@@ -133,7 +133,7 @@ func at(file string, line int, err error) error {
 }
 
 func readCSV(path string, header []string, row func(rec []string, line int) error) error {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return err
 	}

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/srcerr"
 )
 
@@ -19,7 +19,7 @@ const maxDepth = 256
 
 // ParseFile reads a SimGrid platform file. Errors are *srcerr.Error with File = path.
 func ParseFile(path string) (*Platform, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, srcerr.Errorf(path, 0, "%v", err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/srcerr"
 )
 
@@ -116,7 +117,7 @@ func LoadTrace(path string) (*Trace, error) {
 			dataFile = d
 		}
 	}
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +174,7 @@ func readRecTrace(data []byte, file, dataFile, name string) (*Trace, error) {
 	t.Workers = sortedWorkers(workers)
 	sortTasks(t.Tasks)
 	if dataFile != "" {
-		fh, err := os.Open(dataFile)
+		fh, err := inputfile.Open(dataFile)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/srcerr"
 )
 
@@ -316,12 +317,12 @@ func ReadBus(dir, host string) (*Bus, error) {
 	base := filepath.Join(dir, "bus", host)
 	read := func(ext string) ([]byte, string, error) {
 		path := base + "." + ext
-		data, err := os.ReadFile(path)
+		data, err := inputfile.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, path, srcerr.Errorf(path, 0, "missing bus %s file (run starpu_calibrate_bus on %s)", ext, host)
 		}
 		if err != nil {
-			return nil, path, srcerr.Errorf(path, 0, "%v", err)
+			return nil, path, err
 		}
 		return data, path, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/srcerr"
 )
 
@@ -88,9 +89,9 @@ func ReadSampling(dir, host string) (*Sampling, error) {
 		if !st.Mode().IsRegular() {
 			continue
 		}
-		data, err := os.ReadFile(path)
+		data, err := inputfile.ReadFile(path)
 		if err != nil {
-			return nil, srcerr.Errorf(path, 0, "%v", err)
+			return nil, err
 		}
 		m, err := ParsePerfModel(data, path)
 		if err != nil {

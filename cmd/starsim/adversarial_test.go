@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,6 +83,7 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		}
 		return s + "WorkerId: 0\nStartTime: " + job + "\nEndTime: " + job + ".5\nFootprint: 24c84a50\nHandles: 1" + job + "\nModes: RW\nSizes: 3686400\n\n"
 	}
+	fifo, sparse := "\x00FIFO", "\x00SPARSE" // made as a named pipe, a sparse 3 GiB file
 	priceOK := `{"Tesla V100-PCIE-32GB": 9000, "cpu": 3000}`
 	csvHead := "index,jobs,machine,app,sched,n,block,ncpu,ncuda,ntasks,gflops,makespan_s,slr,speedup,efficiency,energy_j,busy_pct,price,gflops_per_price\n"
 	csvRow := "0,2,m,cholesky,dmda,1920,960,-1,-1,4,100,0.1,1,1,0.1,0,10,0,0\n"
@@ -308,6 +310,20 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"netsim $D/s.json", f("s.json", `{"links":[{"id":"L","bandwidth":1e-300}],"routes":[{"src":"A","dst":"B","links":["L"]}],"flows":[{"id":"f","src":"A","dst":"B","bytes":1e18}]}`), 1, "flow \"f\""},
 		{"netsim $D/s.json", f("s.json", ""), 1, "$D/s.json:1: truncated JSON"},
 
+		// inputs that are not regular files, or too large to be one.
+		{"replay /dev/zero", nil, 1, "/dev/zero: not a regular file (a device, pipe or socket)"},
+		{"compare /dev/zero $REC", nil, 1, "/dev/zero: not a regular file"},
+		{"compare $REC $D/fifo", f("fifo", fifo), 1, "$D/fifo: not a regular file"},
+		{"calibrate show /dev/zero", nil, 1, "/dev/zero: not a regular file"},
+		{"run --calib /dev/urandom", nil, 1, "/dev/urandom: not a regular file"},
+		{"platform show /dev/zero", nil, 1, "/dev/zero: not a regular file"},
+		{"netsim $D/fifo", f("fifo", fifo), 1, "$D/fifo: not a regular file"},
+		{"sweep merge /dev/zero --csv $D/o.csv", nil, 1, "/dev/zero: not a regular file"},
+		{"sweep --price /dev/zero", nil, 1, "/dev/zero: not a regular file"},
+		{"calibrate fit -o $D/o.json --kernels /dev/zero", nil, 1, "/dev/zero: not a regular file"},
+		{"replay $D/big.rec", f("big.rec", sparse), 1, "$D/big.rec: 3221225472 bytes, more than 2147483648 (2 GiB)"},
+		{"compare $D/big.rec $REC", f("big.rec", sparse), 1, "more than 2147483648 (2 GiB)"},
+
 		// the command itself.
 		{"frobnicate", nil, 2, "unknown command \"frobnicate\""},
 	}
@@ -328,7 +344,15 @@ func TestAdversarialInputs(t *testing.T) {
 			for name, content := range c.files {
 				p := filepath.Join(dir, name)
 				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-				require.NoError(t, os.WriteFile(p, []byte(r.Replace(content)), 0o644))
+				switch content {
+				case "\x00FIFO":
+					require.NoError(t, syscall.Mkfifo(p, 0o644))
+				case "\x00SPARSE":
+					require.NoError(t, os.WriteFile(p, nil, 0o644))
+					require.NoError(t, os.Truncate(p, 3<<30))
+				default:
+					require.NoError(t, os.WriteFile(p, []byte(r.Replace(content)), 0o644))
+				}
 			}
 			before := listTree(t, dir)
 			start := time.Now()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/traces"
 )
@@ -50,10 +51,7 @@ func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing b
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "tasks.rec")
 	}
-	if err := checkInput("tasks.rec file", path); err != nil {
-		return nil, err
-	}
-	fh, err := os.Open(path)
+	fh, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -345,25 +345,6 @@ func checkOutputDir(flag, dir string) error {
 	}
 }
 
-// checkInput checks that an input file exists and is a regular file.
-func checkInput(what, path string) error {
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s: %v", path, unwrapPathErr(err))
-	case st.IsDir():
-		return fmt.Errorf("%s: is a directory, want a %s", path, what)
-	}
-	return nil
-}
-
-func unwrapPathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
-
 // explainNew names the flag behind an error of runtime.New where one is.
 func (f *runFlags) explainNew(err error) error {
 	var fe *runtime.FitError

@@ -14,7 +14,12 @@ type Error struct {
 	File string
 	Line int
 	Msg  string
+	// Err, when set, is the error behind Msg (errors.Is and As see it).
+	Err error
 }
+
+// Unwrap returns the error behind the message, if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error formats the error as FILE:LINE: reason.
 func (e *Error) Error() string {

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/srcerr"
 	"github.com/starsim/starsim/runtime"
 )
@@ -93,7 +93,7 @@ type CSVFile struct {
 
 // ReadCSVFile reads a sweep CSV file (see ParseCSV).
 func ReadCSVFile(path string) (CSVFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return CSVFile{}, err
 	}

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
+	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/jsonpos"
 	"github.com/starsim/starsim/internal/srcerr"
 )
@@ -18,7 +18,7 @@ const MaxPrice = 1e15
 
 // ReadPrices reads a price file (see ParsePrices).
 func ReadPrices(path string) (map[string]float64, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 
+	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/jsonpos"
 	"github.com/starsim/starsim/internal/srcerr"
 )
@@ -50,7 +50,7 @@ type Scenario struct {
 
 // ReadFile reads and validates a scenario file.
 func ReadFile(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
