@@ -103,6 +103,12 @@ func (r Row) GFlopsPerPrice() float64 {
 	return r.GFlops / r.PriceUnits
 }
 
+// MaxSamples bounds the utilization samples all the rows of a sweep hold
+// (each run is bounded by runtime.MaxSamples): beyond it the sweep fails,
+// and the series of later jobs are dropped as they end, so the memory
+// stays bounded.
+const MaxSamples = 1 << 25
+
 // Run executes jobs on `workers` goroutines and returns their rows sorted by
 // index. progress (may be nil) is called after each job, from one goroutine
 // at a time.
@@ -116,7 +122,7 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 	next := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	done := 0
+	done, samples := 0, 0
 	machines := make([]*runtime.Machine, len(p.Machines))
 	for i, m := range p.Machines {
 		machines[i] = m.File.RuntimeMachine()
@@ -128,6 +134,17 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 			for i := range next {
 				rows[i], errs[i] = p.run(jobs[i], machines[jobs[i].Machine], total)
 				mu.Lock()
+				if u := rows[i].Utilization; u != nil {
+					for _, b := range u.Busy {
+						samples += len(b)
+					}
+					if samples > MaxSamples {
+						rows[i].Utilization = nil
+						if errs[i] == nil {
+							errs[i] = fmt.Errorf("the sweep's utilization series exceed %d samples (2^25): use a longer sample interval", MaxSamples)
+						}
+					}
+				}
 				done++
 				if progress != nil {
 					progress(done, len(jobs))

@@ -139,3 +139,22 @@ func TestParseCSVRefusesBadRows(t *testing.T) {
 	_, err = MergeFiles(a, c)
 	assert.EqualError(t, err, "c.csv:2: row of a sweep of 3 jobs, but a.csv:2 of one of 2: not shards of one sweep")
 }
+
+// TestSweepSampleBudget: runs each within runtime.MaxSamples whose series
+// add up to more than MaxSamples fail the sweep (and the rows beyond the
+// budget keep no series), instead of piling up in memory.
+func TestSweepSampleBudget(t *testing.T) {
+	p := smallPlan()
+	p.Apps, p.Scheds, p.Ns = []string{"cholesky"}, []string{"dmda"}, []int{960 * 4}
+	p.Options.Check = false
+	rows, err := Run(p, p.Jobs(), 1, nil)
+	require.NoError(t, err)
+	workers := 40 // the default machine's
+	// An interval giving each run 7/8 of runtime.MaxSamples: five runs pass
+	// MaxSamples (2^25 = 4 × 2^23).
+	p.Options.SampleIntervalS = rows[0].MakespanS * float64(workers) / (runtime.MaxSamples * 7 / 8)
+	p.Ns = []int{3840, 3840, 3840, 3840, 3840} // the same run five times
+	_, err = Run(p, p.Jobs(), 1, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the sweep's utilization series exceed 33554432 samples (2^25)")
+}
