@@ -416,6 +416,7 @@ func TestGoodInputsAccepted(t *testing.T) {
 		{"compare $REC $CHROME --plot $D/g.svg", []string{"g.svg"}, ""},
 		{"sweep --n 1920:2880:960 --sched dmda -j 1 --shard 2/2 --csv $D/s2.csv", []string{"s2.csv"}, ""},
 		{"sweep merge $SHARD1 $D/s2.csv --csv $D/merged.csv", []string{"merged.csv"}, ""},
+		{"run --n 1920 --trace-chrome /dev/null --explain /dev/null", nil, ""},
 		{"sweep --n 1920 --sched dmda --gpu-mem 2097152,4e10 --ncuda 0", nil, ""},
 		{"sweep --n 1920 --sched dmda --price $D/p.json --plot-price $D/pp.png --plot $D/p.svg --json $D/r.json", []string{"pp.png", "p.svg", "r.json"}, ""},
 		{"calibrate show $CAL", nil, ""},
@@ -446,6 +447,9 @@ func TestGoodInputsAccepted(t *testing.T) {
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
 	assert.Empty(t, leftovers)
+	st, err := os.Stat("/dev/null")
+	require.NoError(t, err)
+	assert.True(t, st.Mode()&os.ModeCharDevice != 0, "/dev/null written in place, not replaced")
 }
 
 // TestStarPUEnvRefused: bad values from StarPU's environment are refused

@@ -265,6 +265,9 @@ func (o *outputList) addInDir(flag, path string) {
 // check checks every output path (checkOutput) and that no two coincide.
 func (o *outputList) check() error {
 	for i, p := range o.paths {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+			continue // a device or pipe (/dev/null) takes several outputs
+		}
 		for j := 0; j < i; j++ {
 			if filepath.Clean(o.paths[j]) == filepath.Clean(p) {
 				return flagError(o.flags[i], p, "also the output of --%s: give each output its own file", o.flags[j])
@@ -297,8 +300,13 @@ func checkOutput(flag, path string, exts ...string) error {
 	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
 		return fmt.Errorf("--%s %s: is a directory, want a file name", flag, path)
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("--%s %s: is a directory, want a file name", flag, path)
+	if st, err := os.Stat(path); err == nil {
+		switch {
+		case st.IsDir():
+			return fmt.Errorf("--%s %s: is a directory, want a file name", flag, path)
+		case !st.Mode().IsRegular():
+			return nil // a device or pipe (/dev/null), written in place
+		}
 	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)

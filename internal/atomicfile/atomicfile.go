@@ -19,11 +19,13 @@ import (
 	"sync"
 )
 
-// File is an output being written: the embedded *os.File is the temporary.
+// File is an output being written: the embedded *os.File is the temporary
+// (or, for a device or pipe, the path itself).
 type File struct {
 	*os.File
-	path string // the final path
-	done bool   // committed or aborted
+	path   string // the final path
+	done   bool   // committed or aborted
+	direct bool   // written in place: a device or a pipe (/dev/null, /dev/stdout)
 }
 
 // registry holds the pending temporaries and dirs, in creation order.
@@ -39,17 +41,29 @@ var registry struct {
 var ErrInterrupted = errors.New("interrupted")
 
 // Create starts writing path: it creates a temporary beside it, with the
-// permissions os.Create would give path (0666 less the umask).
+// permissions os.Create would give path (0666 less the umask). A symbolic
+// link is followed (the file it names is replaced, the link kept). A path
+// that is a device or a pipe (/dev/null, /dev/stdout) is written in place:
+// renaming over it would replace the device.
 func Create(path string) (*File, error) {
-	dir, base := filepath.Split(path)
+	if _, base := filepath.Split(path); base == "" {
+		return nil, fmt.Errorf("%s: is a directory, want a file name", path)
+	}
+	target := path
+	if st, err := os.Stat(path); err == nil {
+		switch {
+		case st.IsDir():
+			return nil, fmt.Errorf("%s: is a directory, want a file name", path)
+		case !st.Mode().IsRegular():
+			return createDirect(path)
+		}
+		if t, err := filepath.EvalSymlinks(path); err == nil {
+			target = t
+		}
+	}
+	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
-	}
-	if base == "" {
-		return nil, fmt.Errorf("%s: is a directory, want a file name", path)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, want a file name", path)
 	}
 	registry.Lock()
 	defer registry.Unlock()
@@ -75,6 +89,23 @@ func Create(path string) (*File, error) {
 	return f, nil
 }
 
+// createDirect opens a device or pipe for writing in place.
+func createDirect(path string) (*File, error) {
+	out, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot open: %v", path, unwrapPath(err))
+	}
+	return &File{File: out, path: path, direct: true}, nil
+}
+
+// target is the file a committed output ends up in (a link's target).
+func (f *File) target() string {
+	if t, err := filepath.EvalSymlinks(f.path); err == nil {
+		return t
+	}
+	return f.path
+}
+
 // Path is the final path of f.
 func (f *File) Path() string { return f.path }
 
@@ -86,6 +117,13 @@ func (f *File) Commit() error {
 	if f.done {
 		return nil
 	}
+	if f.direct {
+		f.done = true
+		if err := f.File.Close(); err != nil {
+			return fmt.Errorf("%s: %v", f.path, err)
+		}
+		return nil
+	}
 	if registry.interrupted {
 		f.abortLocked()
 		return ErrInterrupted
@@ -94,7 +132,7 @@ func (f *File) Commit() error {
 		f.abortLocked()
 		return fmt.Errorf("%s: %v", f.path, err)
 	}
-	if err := os.Rename(f.File.Name(), f.path); err != nil {
+	if err := os.Rename(f.File.Name(), f.target()); err != nil {
 		f.abortLocked()
 		var le *os.LinkError
 		if errors.As(err, &le) {
@@ -119,7 +157,9 @@ func (f *File) abortLocked() {
 		return
 	}
 	f.File.Close()
-	os.Remove(f.File.Name())
+	if !f.direct {
+		os.Remove(f.File.Name())
+	}
 	f.done = true
 	f.unregisterLocked()
 	registry.notWritten = append(registry.notWritten, f.path)

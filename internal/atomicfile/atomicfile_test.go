@@ -106,3 +106,29 @@ func TestMkdirAllKeepsExisting(t *testing.T) {
 	_, err = MkdirAll(filepath.Join(dir, "f", "g"))
 	assert.ErrorContains(t, err, "not a directory")
 }
+
+// TestSymlinkAndDevice: a link is followed (the link kept, its target
+// replaced); a device is written in place, never renamed over.
+func TestSymlinkAndDevice(t *testing.T) {
+	Reset()
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.csv")
+	link := filepath.Join(dir, "link.csv")
+	require.NoError(t, os.WriteFile(real, []byte("old"), 0o644))
+	require.NoError(t, os.Symlink(real, link))
+	require.NoError(t, WriteFile(link, []byte("new")))
+	st, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.True(t, st.Mode()&os.ModeSymlink != 0, "the link is kept")
+	data, err := os.ReadFile(real)
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(data))
+
+	before, err := os.Stat("/dev/null")
+	require.NoError(t, err)
+	require.NoError(t, WriteFile("/dev/null", []byte("discarded")))
+	after, err := os.Stat("/dev/null")
+	require.NoError(t, err)
+	assert.Equal(t, before.Mode(), after.Mode(), "/dev/null is still a device")
+	assert.True(t, after.Mode()&os.ModeCharDevice != 0)
+}
