@@ -11,7 +11,7 @@ import (
 
 const calibrateUsage = `Usage: starsim calibrate SUBCOMMAND [flags]
 
-  import   --starpu DIR --host NAME -o FILE.calib.json   StarPU sampling directory -> calibration
+  import   --starpu DIR --host NAME -o FILE.calib.json [--strict]   StarPU sampling directory -> calibration
   show     [--json] [FILE | --starpu DIR --host NAME]     kernels, transfers, links, costs (default: embedded)
   fit      -o FILE.calib.json [--base FILE] [--kernels K.csv] [--transfers T.csv]
            histograms and pitch-dependent transfer models from raw samples
@@ -49,10 +49,18 @@ Reads a StarPU sampling directory (bus/HOST.* and codelets/45/*.HOST, as
 starpu_calibrate_bus and calibrating runs leave them) and writes a starsim
 calibration: machine, network (the platform file's links and routes), the
 scheduler's transfer predictions, StarPU's runtime costs and every kernel
-model entry. Warnings (entries left out) go to stderr.`, stderr)
+model entry. Warnings (entries left out) go to stderr.
+
+A model file that cannot be read is skipped, as StarPU skips the models no
+codelet uses: it is listed on stderr and in the calibration
+("unreadable_models"), and a run that needs that model fails naming its
+file and line. The command succeeds when the machine is usable (bus files
+read, at least one model). --strict fails on the first unreadable model
+file instead.`, stderr)
 	dir := fs.String("starpu", "", "StarPU sampling directory (holds bus/ and codelets/)")
 	host := fs.String("host", "", "host name of the files (STARPU_HOSTNAME)")
 	out := fs.String("o", "", "output calibration file (*.calib.json)")
+	strict := fs.Bool("strict", false, "fail on any model file StarPU's writer would not have written (unreadable, or read only as StarPU's reader tolerates)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -60,17 +68,24 @@ model entry. Warnings (entries left out) go to stderr.`, stderr)
 	if len(pos) != 0 || *dir == "" || *host == "" || *out == "" {
 		return &usageError{"want --starpu DIR --host NAME -o FILE.calib.json"}
 	}
-	f, warn, err := calibrate.Import(*dir, *host)
+	f, warn, err := calibrate.ImportWith(*dir, *host, calibrate.ImportOptions{Strict: *strict})
 	if err != nil {
 		return err
 	}
 	for _, w := range warn {
 		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
 	}
+	for _, u := range f.Unreadable {
+		fmt.Fprintf(stderr, "starsim: warning: model %s skipped: %v\n", u.Model, u.Err())
+	}
 	if err := writeCalibration(f, *out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d CPU cores, %d devices, %d kernel models, %d transfer directions\n", *out, f.Machine.CPUCores, len(f.Machine.Devices), len(f.Kernels), len(f.Transfers))
+	fmt.Fprintf(stdout, "%s: %d CPU cores, %d devices, %d kernel models, %d transfer directions", *out, f.Machine.CPUCores, len(f.Machine.Devices), len(f.Kernels), len(f.Transfers))
+	if n := len(f.Unreadable); n > 0 {
+		fmt.Fprintf(stdout, ", %d unreadable model file(s) skipped", n)
+	}
+	fmt.Fprintln(stdout)
 	return nil
 }
 
