@@ -257,6 +257,8 @@ func (s *Simulator) buildNodes() error {
 		capacity := (d.MemoryBytes >> 20) * 9 / 10 << 20
 		if s.opts.GPUMemLimitBytes > 0 {
 			capacity = s.opts.GPUMemLimitBytes
+		} else if l, ok := s.opts.GPUMemLimitByDevice[d.Name]; ok && l > 0 {
+			capacity = l
 		}
 		s.addNode(d.Name, capacity, d.Arch)
 		s.ngpus++
@@ -977,8 +979,25 @@ func (s *Simulator) arrived(id int) {
 	t := &s.tasks[id]
 	t.nfetching--
 	if t.nfetching == 0 {
-		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.bufs)), s.readyCall, int(t.id))
+		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.bufs)), s.readyCall, int(t.id))
 	}
+}
+
+// distinctBufs counts the different data among bufs: StarPU's fetch takes
+// a data a task lists twice once (_starpu_fetch_task_input skips the
+// duplicate), and pays the per-buffer cost once.
+func distinctBufs(bufs []taskBuf) int {
+	n := 0
+	for k, b := range bufs {
+		dup := false
+		for _, c := range bufs[:k] {
+			dup = dup || c.h == b.h
+		}
+		if !dup {
+			n++
+		}
+	}
+	return n
 }
 
 // inputsReady: t's inputs are on w's node. A GPU driver then spends the
