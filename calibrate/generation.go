@@ -24,8 +24,8 @@ func (f *File) ModelStatus(symbol string) generation.Status {
 	return generation.Absent
 }
 
-// statusFunc is ModelStatus over a set built once.
-func (f *File) statusFunc() func(string) generation.Status {
+// ModelStatuses is ModelStatus over a set built once, for many queries.
+func (f *File) ModelStatuses() func(string) generation.Status {
 	st := map[string]generation.Status{}
 	for _, u := range f.Unreadable {
 		st[u.Model] = generation.Unreadable
@@ -43,7 +43,7 @@ func (f *File) statusFunc() func(string) generation.Status {
 // error with that file's FILE:LINE; one the calibration lacks is an error
 // saying what was looked for.
 func (f *File) ResolveApp(app string, double bool, want generation.Gen) (*generation.Resolution, error) {
-	r, err := generation.Resolve(app, double, want, f.statusFunc())
+	r, err := generation.Resolve(app, double, want, f.ModelStatuses())
 	if err != nil {
 		return nil, fmt.Errorf("calibration %s: %w", f.Name, err)
 	}
@@ -65,7 +65,7 @@ func (f *File) ResolveApp(app string, double bool, want generation.Gen) (*genera
 // uses, from the Cholesky and LU symbols it holds, readable or not (Auto
 // when it holds neither's or both's), and why.
 func (f *File) Generation() (generation.Gen, string) {
-	status := f.statusFunc()
+	status := f.ModelStatuses()
 	var has [2][]string // 1.4, 1.3
 	for gi, g := range []generation.Gen{generation.V14, generation.V13} {
 		for _, app := range []struct {
@@ -83,11 +83,17 @@ func (f *File) Generation() (generation.Gen, string) {
 			}
 		}
 	}
+	list := func(s []string) string {
+		if len(s) > 4 {
+			return strings.Join(s[:4], ", ") + ", ..."
+		}
+		return strings.Join(s, ", ")
+	}
 	switch {
 	case len(has[0]) > 0 && len(has[1]) == 0:
-		return generation.V14, "StarPU 1.4 model names (" + strings.Join(has[0], ", ") + ")"
+		return generation.V14, "the calibration has StarPU 1.4's model names: " + list(has[0])
 	case len(has[1]) > 0 && len(has[0]) == 0:
-		return generation.V13, "StarPU 1.3 model names (" + strings.Join(has[1], ", ") + ")"
+		return generation.V13, "the calibration has StarPU 1.3's model names: " + list(has[1])
 	case len(has[0]) > 0:
 		return generation.Auto, "model names of both StarPU 1.3 and 1.4"
 	}
