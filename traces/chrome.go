@@ -137,6 +137,10 @@ func (c *Chrome) Close() error {
 	b = appendJSONString(b, c.h.Version)
 	b = append(b, ",\"command\":"...)
 	b = appendJSONString(b, c.h.Command)
+	if c.h.Machine != "" {
+		b = append(b, ",\"machine\":"...)
+		b = appendJSONString(b, c.h.Machine)
+	}
 	b = append(b, ",\"seed\":"...)
 	b = strconv.AppendUint(b, c.h.Seed, 10)
 	b = append(b, ",\"time_unit\":\"us of simulated time\",\"memory_nodes\":["...)

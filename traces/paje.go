@@ -296,6 +296,10 @@ func (p *Paje) writeHeader() {
 	}
 	b = append(b, "\n# command: "...)
 	b = append(b, headerLine(p.h.Command)...)
+	if p.h.Machine != "" {
+		b = append(b, "\n# machine: "...)
+		b = append(b, headerLine(p.h.Machine)...)
+	}
 	b = append(b, "\n# seed: "...)
 	b = strconv.AppendUint(b, p.h.Seed, 10)
 	b = append(b, "\n# StarPU's vocabulary (starpu_paje.c); times in ms of simulated time\n"...)
