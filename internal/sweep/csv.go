@@ -16,7 +16,7 @@ import (
 )
 
 // Header is the CSV header of sweep output.
-var Header = []string{"index", "jobs", "machine", "app", "sched", "n", "block", "ncpu", "ncuda", "ntasks",
+var Header = []string{"index", "jobs", "machine", "machine_source", "starpu_generation", "app", "sched", "n", "block", "ncpu", "ncuda", "ntasks",
 	"gflops", "makespan_s", "slr", "speedup", "efficiency", "energy_j", "busy_pct", "price", "gflops_per_price"}
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -29,7 +29,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 		return err
 	}
 	for _, r := range rows {
-		rec := []string{strconv.Itoa(r.Index), strconv.Itoa(r.Jobs), r.Machine, r.App, r.Sched, strconv.Itoa(r.N),
+		rec := []string{strconv.Itoa(r.Index), strconv.Itoa(r.Jobs), r.Machine, r.MachineSource, r.Generation, r.App, r.Sched, strconv.Itoa(r.N),
 			strconv.Itoa(r.Block), strconv.Itoa(r.NCPU), strconv.Itoa(r.NCUDA), strconv.Itoa(r.NTasks),
 			num(r.GFlops), num(r.MakespanS), num(r.SLR), num(r.Speedup), num(r.Eff), num(r.EnergyJ), num(r.BusyPct),
 			num(r.PriceUnits), num(r.GFlopsPerPrice())}
@@ -45,6 +45,8 @@ func WriteCSV(w io.Writer, rows []Row) error {
 type jsonRow struct {
 	Index          int                  `json:"index"`
 	Machine        string               `json:"machine"`
+	MachineSource  string               `json:"machine_source"`
+	Generation     string               `json:"starpu_generation"`
 	App            string               `json:"app"`
 	Sched          string               `json:"sched"`
 	N              int                  `json:"n"`
@@ -68,7 +70,7 @@ type jsonRow struct {
 func WriteJSON(w io.Writer, rows []Row) error {
 	out := make([]jsonRow, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, jsonRow{r.Index, r.Machine, r.App, r.Sched, r.N, r.Block, r.NCPU, r.NCUDA, r.NTasks,
+		out = append(out, jsonRow{r.Index, r.Machine, r.MachineSource, r.Generation, r.App, r.Sched, r.N, r.Block, r.NCPU, r.NCUDA, r.NTasks,
 			r.GFlops, r.MakespanS, r.SLR, r.Speedup, r.Eff, r.EnergyJ, r.BusyPct, r.PriceUnits, r.GFlopsPerPrice(), r.Utilization})
 	}
 	enc := json.NewEncoder(w)
@@ -117,7 +119,7 @@ func ReadCSV(path string) ([]Row, error) {
 
 func parseRow(rec []string) (Row, error) {
 	var r Row
-	ints := []*int{&r.Index, &r.Jobs, nil, nil, nil, &r.N, &r.Block, &r.NCPU, &r.NCUDA, &r.NTasks}
+	ints := []*int{&r.Index, &r.Jobs, nil, nil, nil, nil, nil, &r.N, &r.Block, &r.NCPU, &r.NCUDA, &r.NTasks}
 	for i, p := range ints {
 		if p == nil {
 			continue
@@ -128,12 +130,12 @@ func parseRow(rec []string) (Row, error) {
 		}
 		*p = v
 	}
-	r.Machine, r.App, r.Sched = rec[2], rec[3], rec[4]
+	r.Machine, r.MachineSource, r.Generation, r.App, r.Sched = rec[2], rec[3], rec[4], rec[5], rec[6]
 	floats := []*float64{&r.GFlops, &r.MakespanS, &r.SLR, &r.Speedup, &r.Eff, &r.EnergyJ, &r.BusyPct, &r.PriceUnits}
 	for i, p := range floats {
-		v, err := strconv.ParseFloat(rec[10+i], 64)
+		v, err := strconv.ParseFloat(rec[12+i], 64)
 		if err != nil {
-			return r, fmt.Errorf("column %s: %q is not a number", Header[10+i], rec[10+i])
+			return r, fmt.Errorf("column %s: %q is not a number", Header[12+i], rec[12+i])
 		}
 		*p = v
 	}

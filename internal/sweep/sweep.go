@@ -11,6 +11,7 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 )
 
@@ -19,6 +20,17 @@ import (
 type Machine struct {
 	Label string
 	File  *calibrate.File
+	// Source says where the machine came from (a StarPU directory and
+	// host, a calibration file, the built-in example), for the rows.
+	Source string
+	// Generation is the StarPU generation asked for (generation.Auto:
+	// detected per application from the calibration's models).
+	Generation generation.Gen
+	// GPUMemLimitBytes, when > 0, replaces the plan's GPU memory limit on
+	// this machine (a --gpu-mem what-if); GPUMemLimitByDevice, when set,
+	// the plan's per-GPU limits.
+	GPUMemLimitBytes    int64
+	GPUMemLimitByDevice map[string]int64
 	// PriceUnits is the machine's price (0: unknown).
 	PriceUnits float64
 }
@@ -80,16 +92,20 @@ func Shard(jobs []Job, i, n int) ([]Job, error) {
 
 // Row is one run's result (seconds, GFlop/s).
 type Row struct {
-	Index, Jobs         int
-	Machine, App, Sched string
-	N, Block            int
-	NCPU, NCUDA         int // as asked: -1 is StarPU's default
-	NTasks              int
-	GFlops, MakespanS   float64
-	SLR, Speedup, Eff   float64
-	EnergyJ             float64 // 0 when the calibration has no power figures
-	BusyPct             float64 // mean worker utilization
-	PriceUnits          float64
+	Index, Jobs int
+	Machine     string
+	// MachineSource is the machine's Source; Generation the StarPU
+	// generation whose graph and model names the run used ("1.3", "1.4").
+	MachineSource, Generation string
+	App, Sched                string
+	N, Block                  int
+	NCPU, NCUDA               int // as asked: -1 is StarPU's default
+	NTasks                    int
+	GFlops, MakespanS         float64
+	SLR, Speedup, Eff         float64
+	EnergyJ                   float64 // 0 when the calibration has no power figures
+	BusyPct                   float64 // mean worker utilization
+	PriceUnits                float64
 	// Utilization is the busy-fraction time series (Options.SampleIntervalS
 	// > 0); JSON output only.
 	Utilization *runtime.Utilization
@@ -156,25 +172,36 @@ func (p *Plan) run(j Job, m *runtime.Machine, total int) (Row, error) {
 	if p.Double {
 		prec = models.Double
 	}
-	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, PrioritySched: j.Sched, NoPrio: false})
+	mach := p.Machines[j.Machine]
+	res, err := mach.File.ResolveApp(j.App, p.Double, mach.Generation)
+	if err != nil {
+		return Row{}, err
+	}
+	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, PrioritySched: j.Sched, NoPrio: false,
+		Generation: res.Gen, Symbols: res.Symbols()})
 	if err != nil {
 		return Row{}, err
 	}
 	o := p.Options
 	o.Sched = j.Sched
+	if mach.GPUMemLimitBytes > 0 {
+		o.GPUMemLimitBytes = mach.GPUMemLimitBytes
+	}
+	if mach.GPUMemLimitByDevice != nil {
+		o.GPUMemLimitByDevice = mach.GPUMemLimitByDevice
+	}
 	s, err := runtime.New(m, g, o)
 	if err != nil {
 		return Row{}, err
 	}
-	res, err := s.Run()
+	out, err := s.Run()
 	if err != nil {
 		return Row{}, err
 	}
-	mach := p.Machines[j.Machine]
-	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
-		NCPU: o.NCPU, NCUDA: o.NCUDA, NTasks: res.NTasks, GFlops: res.GFlops, MakespanS: res.MakespanS,
-		SLR: res.SLR, Speedup: res.Speedup, Eff: res.Efficiency, EnergyJ: res.EnergyJ, BusyPct: meanBusy(res),
-		PriceUnits: mach.PriceUnits, Utilization: res.Utilization}, nil
+	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, MachineSource: mach.Source, Generation: res.Gen.String(), App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
+		NCPU: o.NCPU, NCUDA: o.NCUDA, NTasks: out.NTasks, GFlops: out.GFlops, MakespanS: out.MakespanS,
+		SLR: out.SLR, Speedup: out.Speedup, Eff: out.Efficiency, EnergyJ: out.EnergyJ, BusyPct: meanBusy(out),
+		PriceUnits: mach.PriceUnits, Utilization: out.Utilization}, nil
 }
 
 func meanBusy(r *runtime.Result) float64 {
