@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/traces"
 )
@@ -26,7 +27,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	f := runFlags{}
 	f.register(fs, "replay", args)
 	static := fs.Bool("static-workerid", false, "pin every task to the worker that ran it")
-	pos, err := f.parse(fs, args)
+	pos, err := f.parse(fs, args, stderr)
 	if err != nil {
 		return err
 	}
@@ -59,17 +60,36 @@ func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.
 	if err != nil {
 		return nil, err
 	}
-	cal, err := loadCalibration(f.calib, f.starpuDir, f.host, stderr)
+	mc, err := f.machine("replay", stderr)
 	if err != nil {
 		return nil, err
 	}
+	cal := mc.file
 	pauseGC() // parsing's garbage is behind; the graph stays live
 	defer resumeGC()
-	symbols := map[string]bool{}
-	for _, k := range cal.Kernels {
-		symbols[k.Model] = true
+	// The models the trace needs: a recorded model whose only match in the
+	// calibration is an unreadable file is an error with its FILE:LINE.
+	status := cal.ModelStatuses()
+	readable := func(s string) bool { return status(s) == generation.Readable }
+	known := func(s string) bool { return status(s) != generation.Absent }
+	used := map[string]bool{}
+	for _, r := range recs {
+		if r.Model == "" || used[r.Model] {
+			continue
+		}
+		if sym, ok := generation.ResolveModel(r.Model, readable); ok {
+			used[sym] = true
+		} else if sym, ok := generation.ResolveModel(r.Model, known); ok {
+			for _, u := range cal.Unreadable {
+				if u.Model == sym {
+					return nil, fmt.Errorf("%w (model %s, needed by the trace's %s tasks, could not be read)", u.Err(), sym, r.Model)
+				}
+			}
+		}
 	}
-	g, warn, err := traces.Graph(recs, traces.ReplayOptions{StaticWorkerID: static, HasModel: func(s string) bool { return symbols[s] }})
+	reportModels(stderr, mc, used)
+	f.info = f.setup.info(mc, nil)
+	g, warn, err := traces.Graph(recs, traces.ReplayOptions{StaticWorkerID: static, HasModel: readable})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -77,5 +97,5 @@ func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.
 		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
 	}
 	g.Name = "replay of " + arg
-	return f.simulate(stderr, cal.RuntimeMachine(), g)
+	return f.simulate(stderr, mc, g)
 }

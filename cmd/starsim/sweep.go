@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/runtime"
@@ -25,11 +25,15 @@ results do not depend on -j or on sharding. Lists are comma-separated; --n
 also takes ranges FROM:TO:STEP. Prints a table; --csv/--json write one row
 per run in a fixed order; --plot draws GFlop/s vs N (PNG or SVG).
 
-What-ifs (each list multiplies the machines): --gpus K (add GPUs by cloning
-the last one, or remove), --pci-bw-scale X (every link and prediction),
---gpu-mem BYTES (every GPU's memory), --gpu-from OTHER.calib.json (another
-GPU's kernel models and memory). --price FILE (JSON: device model -> price,
-"cpu" -> price of the host) adds GFlop/s per unit of money.
+Machines as for run (--calib, --starpu, --host, StarPU's variables; the
+built-in example machine when none is named), each named on the first
+lines and in every row with where it came from and the StarPU generation
+its runs used. What-ifs (each list multiplies the machines): --gpus K (add
+GPUs by cloning the last one, or remove), --pci-bw-scale X (every link and
+prediction), --gpu-mem SIZE (the GPU memory StarPU may use, e.g. 400MiB),
+--gpu-from OTHER.calib.json (another GPU's kernel models and memory).
+--price FILE (JSON: device model -> price, "cpu" -> price of the host) adds
+GFlop/s per unit of money.
 
 starsim sweep merge A.csv B.csv ... --csv OUT joins shards (--shard i/n)
 into the same bytes as the unsharded sweep.`
@@ -39,9 +43,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		return runSweepMerge(args[1:], stdout, stderr)
 	}
 	fs := newFlagSet("sweep", "", sweepDoc, stderr)
-	calibs := fs.String("calib", "", "calibration files, comma-separated")
-	dir := fs.String("starpu", "", "StarPU sampling directory (with --host)")
-	hosts := fs.String("host", "", "host names in the StarPU directory, comma-separated")
+	var mf machineFlags
+	mf.register(fs, true)
 	apps := fs.String("app", "cholesky", "applications: cholesky, lu")
 	ns := fs.String("n", "9600:38400:9600", "matrix orders: list or FROM:TO:STEP")
 	blocks := fs.String("block", "960", "tile sizes")
@@ -53,10 +56,6 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	double := fs.Bool("double", false, "double-precision tiles")
 	check := fs.Bool("check", false, "verify every run's invariants")
 	sample := fs.Float64("sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of this many seconds")
-	gpus := fs.String("gpus", "", "what-if: GPU counts, comma-separated")
-	pci := fs.String("pci-bw-scale", "", "what-if: PCI bandwidth factors, comma-separated")
-	gpuMem := fs.String("gpu-mem", "", "what-if: GPU memory sizes in bytes, comma-separated")
-	gpuFrom := fs.String("gpu-from", "", "what-if: calibration whose GPU is swapped in")
 	price := fs.String("price", "", "JSON file of prices: device model -> price, \"cpu\" -> host price")
 	jobsN := fs.Int("j", goruntime.NumCPU(), "parallel runs")
 	csvOut := fs.String("csv", "", "write results as CSV")
@@ -70,6 +69,12 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(pos) != 0 {
 		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	envUsed, err := applyStarPUEnv(set, scheds, ncpu, ncuda, stderr)
+	if err != nil {
+		return err
 	}
 	plan := &sweep.Plan{Double: *double}
 	if plan.Apps, err = splitList(*apps); err != nil {
@@ -104,9 +109,34 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	default:
 		return &usageError{fmt.Sprintf("--durations must be mean, normal or histogram, got %q", *durations)}
 	}
-	plan.Options = o
-	if plan.Machines, err = sweepMachines(*calibs, *dir, *hosts, *gpus, *pci, *gpuMem, *gpuFrom, stderr); err != nil {
+	setup, err := mf.resolve("sweep", set, stderr)
+	if err != nil {
 		return err
+	}
+	setup.env = dedupe(sortedCopy(append(setup.env, envUsed...)))
+	o.DMWeights = setup.weights
+	plan.Options = o
+	var header []string
+	for _, mc := range setup.machines {
+		used := map[string]bool{}
+		for _, app := range plan.Apps {
+			res, err := mc.file.ResolveApp(app, *double, setup.gen)
+			if err != nil {
+				return err
+			}
+			for _, k := range res.Kernels {
+				used[k.Symbol] = true
+			}
+		}
+		reportModels(stderr, mc, used)
+		plan.Machines = append(plan.Machines, sweep.Machine{Label: mc.label(), File: mc.file, Source: mc.source, Generation: setup.gen,
+			GPUMemLimitBytes: mc.gpuMemLimit, GPUMemLimitByDevice: mc.perGPU})
+		in := setup.info(mc, nil)
+		in.Environment = nil
+		header = append(header, in.line())
+	}
+	if len(setup.env) > 0 {
+		header = append(header, "environment: "+strings.Join(setup.env, ", "))
 	}
 	if *price != "" {
 		if err := applyPrices(plan.Machines, *price, *ncuda); err != nil {
@@ -153,6 +183,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		if err := plotRows(rows, *plotPrice, true); err != nil {
 			return err
 		}
+	}
+	for _, h := range header {
+		fmt.Fprintln(stdout, h)
 	}
 	return printRows(stdout, rows)
 }
@@ -219,103 +252,6 @@ func parseFloats(s string) ([]float64, error) {
 			return nil, &usageError{fmt.Sprintf("%q is not a positive number", it)}
 		}
 		out = append(out, x)
-	}
-	return out, nil
-}
-
-// sweepMachines loads the calibrations and multiplies them by the what-ifs.
-func sweepMachines(calibs, dir, hosts, gpus, pci, gpuMem, gpuFrom string, stderr io.Writer) ([]sweep.Machine, error) {
-	var base []*calibrate.File
-	if calibs != "" {
-		files, err := splitList(calibs)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range files {
-			f, err := calibrate.ReadFile(p)
-			if err != nil {
-				return nil, err
-			}
-			base = append(base, f)
-		}
-	}
-	if dir != "" || hosts != "" {
-		hs, err := splitList(hosts)
-		if err != nil || dir == "" {
-			return nil, &usageError{"--starpu DIR and --host NAME[,NAME] go together"}
-		}
-		for _, h := range hs {
-			f, err := loadCalibration("", dir, h, stderr)
-			if err != nil {
-				return nil, err
-			}
-			base = append(base, f)
-		}
-	}
-	if len(base) == 0 {
-		base = append(base, calibrate.Default())
-	}
-	type transform struct {
-		apply func(*calibrate.File) (*calibrate.File, error)
-	}
-	var stages [][]transform
-	if gpus != "" {
-		ks, err := parseInts(gpus, false)
-		if err != nil {
-			return nil, err
-		}
-		var st []transform
-		for _, k := range ks {
-			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUs(k) }})
-		}
-		stages = append(stages, st)
-	}
-	if pci != "" {
-		xs, err := parseFloats(pci)
-		if err != nil {
-			return nil, err
-		}
-		var st []transform
-		for _, x := range xs {
-			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.ScalePCIBandwidth(x) }})
-		}
-		stages = append(stages, st)
-	}
-	if gpuMem != "" {
-		ms, err := parseFloats(gpuMem)
-		if err != nil {
-			return nil, err
-		}
-		var st []transform
-		for _, m := range ms {
-			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUMemory(int64(m)) }})
-		}
-		stages = append(stages, st)
-	}
-	if gpuFrom != "" {
-		other, err := calibrate.ReadFile(gpuFrom)
-		if err != nil {
-			return nil, err
-		}
-		stages = append(stages, []transform{{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUFrom(other) }}})
-	}
-	files := base
-	for _, st := range stages {
-		var next []*calibrate.File
-		for _, f := range files {
-			for _, tr := range st {
-				g, err := tr.apply(f)
-				if err != nil {
-					return nil, fmt.Errorf("what-if on %s: %w", f.Name, err)
-				}
-				next = append(next, g)
-			}
-		}
-		files = next
-	}
-	var out []sweep.Machine
-	for _, f := range files {
-		out = append(out, sweep.Machine{Label: f.Name, File: f})
 	}
 	return out, nil
 }
