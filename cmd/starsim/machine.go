@@ -41,8 +41,9 @@ type machineFlags struct {
 }
 
 // register declares the machine flags on fs; lists makes the calibration,
-// host and what-if flags lists (sweep).
-func (m *machineFlags) register(fs *flag.FlagSet, lists bool) {
+// host and what-if flags lists (sweep); gen adds --starpu-generation (run
+// and sweep build the graph of a generation; replay maps the trace's names).
+func (m *machineFlags) register(fs *flag.FlagSet, lists, gen bool) {
 	m.lists = lists
 	list := func(what string) string {
 		if lists {
@@ -53,7 +54,9 @@ func (m *machineFlags) register(fs *flag.FlagSet, lists bool) {
 	fs.StringVar(&m.calib, "calib", "", list("calibration file (*.calib.json); \"default\" for the built-in example machine"))
 	fs.StringVar(&m.starpuDir, "starpu", "", "StarPU sampling directory (default: StarPU's: STARPU_PERF_MODEL_DIR, else $STARPU_HOME/.starpu/sampling, ...)")
 	fs.StringVar(&m.host, "host", "", list("host name of the StarPU calibration (default: STARPU_HOSTNAME, else this machine's name)"))
-	fs.StringVar(&m.generation, "starpu-generation", "auto", "StarPU generation of the calibration's models and of the task graph: 1.3, 1.4 or auto (from the model names)")
+	if gen {
+		fs.StringVar(&m.generation, "starpu-generation", "auto", "StarPU generation of the calibration's models and of the task graph: 1.3, 1.4 or auto (from the model names)")
+	}
 	fs.StringVar(&m.gpus, "gpus", "", list("what-if: CUDA GPU count (clone the last GPU, or drop the highest-numbered)"))
 	fs.StringVar(&m.pciScale, "pci-bw-scale", "", list("what-if: factor on every link bandwidth and predicted transfer bandwidth"))
 	fs.StringVar(&m.gpuMem, "gpu-mem", "", list("GPU memory StarPU may use, per GPU, e.g. 400MiB, 3GiB or bytes (STARPU_LIMIT_CUDA_MEM; default: 90% of each GPU's memory)"))

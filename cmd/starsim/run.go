@@ -119,7 +119,7 @@ func (f *runFlags) startProfile() (stop func() error, err error) {
 // register declares the flags run and replay share: machine, workers,
 // scheduler, durations, outputs, decision log and traces.
 func (f *runFlags) register(fs *flag.FlagSet, cmd string, args []string) {
-	f.mf.register(fs, false)
+	f.mf.register(fs, false, cmd == "run")
 	fs.StringVar(&f.sched, "sched", "", "scheduler: "+strings.Join(runtime.SchedulerNames(), ", ")+" (default dmda)")
 	fs.IntVar(&f.ncpu, "ncpu", -1, "CPU workers (default: cores - GPUs)")
 	fs.IntVar(&f.ncuda, "ncuda", -1, "GPU workers (default: all GPUs)")

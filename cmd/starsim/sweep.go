@@ -44,7 +44,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlagSet("sweep", "", sweepDoc, stderr)
 	var mf machineFlags
-	mf.register(fs, true)
+	mf.register(fs, true, true)
 	apps := fs.String("app", "cholesky", "applications: cholesky, lu")
 	ns := fs.String("n", "9600:38400:9600", "matrix orders: list or FROM:TO:STEP")
 	blocks := fs.String("block", "960", "tile sizes")
