@@ -89,6 +89,20 @@ type machineSetup struct {
 	weights *runtime.DMWeights
 	// env lists the StarPU variables that took effect, "NAME=value".
 	env []string
+	// noted are the notes already written (once per command).
+	noted map[string]bool
+}
+
+// note writes a note to stderr once.
+func (s *machineSetup) note(stderr io.Writer, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if s.noted == nil {
+		s.noted = map[string]bool{}
+	}
+	if !s.noted[msg] {
+		s.noted[msg] = true
+		fmt.Fprintf(stderr, "starsim: note: %s\n", msg)
+	}
 }
 
 // getenv reads a variable of environ.
@@ -156,6 +170,11 @@ func (m *machineFlags) bases(cmd string, s *machineSetup, stderr io.Writer) ([]*
 		if m.starpuDir != "" || m.host != "" {
 			return nil, &usageError{"give --calib FILE or --starpu DIR --host NAME, not both"}
 		}
+		for _, v := range []string{"STARPU_PERF_MODEL_DIR", "STARPU_HOSTNAME", "STARPU_MPI_HOSTNAMES"} {
+			if e := getenv(v); e != "" {
+				s.note(stderr, "%s=%s not used: --calib given", v, e)
+			}
+		}
 		files, err := m.values("calib", m.calib)
 		if err != nil {
 			return nil, err
@@ -180,7 +199,7 @@ func (m *machineFlags) bases(cmd string, s *machineSetup, stderr io.Writer) ([]*
 		}
 		src := "the built-in example machine (no machine given: name yours with --calib FILE, --starpu DIR --host NAME or STARPU_HOSTNAME)"
 		if loc, err := starpu.Locate(environ, "", ""); err == nil {
-			fmt.Fprintf(stderr, "starsim: note: StarPU's calibration of this host is in %s (host %s); it is not used unless named (--host %s or STARPU_HOSTNAME)\n", loc.Dir, loc.Host, loc.Host)
+			s.note(stderr, "StarPU's calibration of this host is in %s (host %s); it is not used unless named (--host %s or STARPU_HOSTNAME)", loc.Dir, loc.Host, loc.Host)
 		}
 		return []*machine{{file: calibrate.Default(), builtin: true, source: src}}, nil
 	}
@@ -203,10 +222,10 @@ func (m *machineFlags) bases(cmd string, s *machineSetup, stderr io.Writer) ([]*
 			}
 		}
 		if m.starpuDir != "" && getenv("STARPU_PERF_MODEL_DIR") != "" {
-			fmt.Fprintf(stderr, "starsim: note: STARPU_PERF_MODEL_DIR=%s not used: --starpu given\n", getenv("STARPU_PERF_MODEL_DIR"))
+			s.note(stderr, "STARPU_PERF_MODEL_DIR=%s not used: --starpu given", getenv("STARPU_PERF_MODEL_DIR"))
 		}
 		if h != "" && getenv("STARPU_HOSTNAME") != "" {
-			fmt.Fprintf(stderr, "starsim: note: STARPU_HOSTNAME=%s not used: --host given\n", getenv("STARPU_HOSTNAME"))
+			s.note(stderr, "STARPU_HOSTNAME=%s not used: --host given", getenv("STARPU_HOSTNAME"))
 		}
 		f, warn, err := calibrate.Import(loc.Dir, loc.Host)
 		if err != nil {
@@ -326,7 +345,7 @@ func (m *machineFlags) gpuLimits(s *machineSetup, mc *machine, stderr io.Writer)
 	global := getenv("STARPU_LIMIT_CUDA_MEM")
 	if mc.gpuMemLimit > 0 {
 		if global != "" {
-			fmt.Fprintf(stderr, "starsim: note: STARPU_LIMIT_CUDA_MEM=%s not used: --gpu-mem given\n", global)
+			s.note(stderr, "STARPU_LIMIT_CUDA_MEM=%s not used: --gpu-mem given", global)
 		}
 		return nil
 	}
@@ -391,7 +410,7 @@ func (m *machineFlags) weights(s *machineSetup, stderr io.Writer) (*runtime.DMWe
 		v, from := k.val, "--"+k.flag
 		if ev := getenv(k.env); ev != "" {
 			if m.set[k.flag] {
-				fmt.Fprintf(stderr, "starsim: note: %s=%s not used: --%s given\n", k.env, ev, k.flag)
+				s.note(stderr, "%s=%s not used: --%s given", k.env, ev, k.flag)
 			} else {
 				v, from = ev, k.env
 				s.env = append(s.env, k.env+"="+ev)

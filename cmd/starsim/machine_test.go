@@ -238,6 +238,12 @@ func TestStarPUEnvironment(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(string(data), "\n"), "one scheduler (STARPU_SCHED): one row")
 	assert.Contains(t, string(data), "\n0,1,envhost+mem400MiB,\"StarPU sampling directory "+filepath.Join(home, ".starpu", "sampling")+" ($STARPU_HOME/.starpu/sampling), host envhost (STARPU_HOSTNAME)\",1.4,cholesky,dmdas,")
 
+	// --calib wins over the lookup variables.
+	code, out, errs = runCLI("run", "--n", "1920", "--calib", "default", "--sched", "dmda")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "starsim: note: STARPU_HOSTNAME=envhost not used: --calib given\n")
+	assert.True(t, strings.HasPrefix(out, "machine: starsim-default-2s-4v100+mem400MiB, the built-in example machine (--calib default)"), out)
+
 	// Per-GPU limits; STARPU_LIMIT_CUDA_MEM wins over them, as in StarPU.
 	withEnv(t, map[string]string{"STARPU_PERF_MODEL_DIR": dir, "STARPU_HOSTNAME": "envhost", "STARPU_LIMIT_CUDA_1_MEM": "200"})
 	r, _ = runJSONOf(t, "run", "--n", "1920")
