@@ -89,12 +89,15 @@ file instead.`, stderr)
 	return nil
 }
 
-// loadCalibration resolves the usual calibration flags: a file, a StarPU
+// loadCalibration resolves the calibration flags of calibrate show and fit
+// and platform build: a file ("default": the embedded one), a StarPU
 // directory and host, or the embedded default.
 func loadCalibration(file, dir, host string, stderr io.Writer) (*calibrate.File, error) {
 	switch {
 	case file != "" && dir != "":
 		return nil, &usageError{"give a calibration FILE or --starpu DIR --host NAME, not both"}
+	case file == builtinCalib:
+		return calibrate.Default(), nil
 	case file != "":
 		return calibrate.ReadFile(file)
 	case dir != "" || host != "":
