@@ -86,6 +86,16 @@ func Save(f Figure, path string) error {
 	return nil
 }
 
+// CheckExt says whether path names a file Save and SavePanel can write: its
+// extension is .png or .svg (any letter case).
+func CheckExt(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".svg":
+		return nil
+	}
+	return fmt.Errorf("cannot save %q: unsupported extension %q (want .png or .svg)", path, filepath.Ext(path))
+}
+
 // validate reports the first problem that keeps f from being drawn.
 func (f *Figure) validate() error {
 	if len(f.Series) == 0 {
