@@ -77,5 +77,6 @@ func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.
 		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
 	}
 	g.Name = "replay of " + arg
+	f.machine, f.config = cal.Name, fmt.Sprintf("replay of %s (%d tasks)", arg, len(g.Tasks))
 	return f.simulate(stderr, cal.RuntimeMachine(), g)
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/traces"
@@ -55,6 +56,8 @@ type runFlags struct {
 	traceRec               string
 	cpuProfile             string
 	command                string
+	// plot is --plot's file; machine and config name the run in its title.
+	plot, machine, config string
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -128,6 +131,7 @@ func (f *runFlags) register(fs *flag.FlagSet, cmd string, args []string) {
 	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace (JSON) to FILE")
 	fs.StringVar(&f.traceRec, "trace-rec", "", "write StarPU's tasks.rec and data.rec into DIR")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to FILE (go tool pprof)")
+	fs.StringVar(&f.plot, "plot", "", "draw a panel of the run (Gantt of the workers, ready tasks, GPU memory, bytes in flight) to FILE (.png or .svg)")
 	f.command = "starsim " + cmd + " " + strings.Join(args, " ")
 }
 
@@ -136,6 +140,9 @@ func (f *runFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return nil, err
+	}
+	if err := plot.CheckExt(f.plot); f.plot != "" && err != nil {
+		return nil, &usageError{"--plot: " + err.Error()}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
@@ -208,6 +215,8 @@ func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
 	if b.err != nil {
 		return nil, &usageError{b.err.Error()}
 	}
+	f.machine = cal.Name
+	f.config = fmt.Sprintf("%s N=%d, block %d, %s", f.app, f.n, f.block, prec)
 	return f.simulate(stderr, cal.RuntimeMachine(), b.g)
 }
 
@@ -314,13 +323,47 @@ func (f *runFlags) simulate(stderr io.Writer, m *runtime.Machine, g *runtime.Gra
 	if cerr := tr.close(); err == nil {
 		err = cerr
 	}
+	if err == nil && tr != nil && tr.panel != nil {
+		err = f.savePanel(res, tr.panel)
+	}
 	return res, err
 }
 
-// traceSet is the trace writers of a run and the files under them.
+// savePanel draws --plot's panel of a run, titled with the machine and the
+// configuration.
+func (f *runFlags) savePanel(res *runtime.Result, rec *traces.PanelRecorder) error {
+	var ncpu, ngpu int
+	for _, w := range res.Workers {
+		if strings.HasPrefix(w.Arch, "cpu") {
+			ncpu++
+		} else {
+			ngpu++
+		}
+	}
+	p := plot.Panel{
+		Title: fmt.Sprintf("%s: %s, %s, %d CPU + %d GPU workers", f.machine, f.config, res.Sched, ncpu, ngpu),
+		Blocks: []plot.Block{{
+			Title: fmt.Sprintf("starsim prediction: %s, makespan %.3f ms, %d tasks", gflopsText(res), res.MakespanS*1e3, res.NTasks),
+			TL:    rec.Timeline(), XLabel: "simulated time (ms)",
+		}},
+	}
+	return plot.SavePanel(p, f.plot)
+}
+
+// gflopsText is "412.4 GFlop/s", or says that the flop count is unknown.
+func gflopsText(r *runtime.Result) string {
+	if r.GFlops > 0 {
+		return fmt.Sprintf("%.1f GFlop/s", r.GFlops)
+	}
+	return "GFlop/s unknown (no flop count)"
+}
+
+// traceSet is the trace writers of a run and the files under them, and
+// --plot's recorder.
 type traceSet struct {
 	observer runtime.Observer
 	closers  []func() error
+	panel    *traces.PanelRecorder
 }
 
 func (t *traceSet) close() error {
@@ -338,7 +381,7 @@ func (t *traceSet) close() error {
 
 // openTraces creates the requested trace writers (nil when none).
 func (f *runFlags) openTraces(g *runtime.Graph) (*traceSet, error) {
-	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" {
+	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" && f.plot == "" {
 		return nil, nil
 	}
 	h := traces.Header{Tool: "starsim", Version: version, Command: f.command, Seed: f.seed}
@@ -391,6 +434,10 @@ func (f *runFlags) openTraces(g *runtime.Graph) (*traceSet, error) {
 		}
 		obs = append(obs, r)
 		t.closers = append([]func() error{r.Close}, t.closers...)
+	}
+	if f.plot != "" {
+		t.panel = traces.NewPanelRecorder()
+		obs = append(obs, t.panel)
 	}
 	t.observer = traces.Multi(obs...)
 	return t, nil

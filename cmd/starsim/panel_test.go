@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRunPlot: run --plot draws the panel (PNG and SVG) without changing
+// what the run prints; the SVG's title names the machine and the
+// configuration, the legend every kernel.
+func TestRunPlot(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"run", "--n", "9600", "--ncpu", "2", "--sched", "dmdas"}
+	code, plain, errs := runCLI(args...)
+	require.Equal(t, 0, code, errs)
+
+	pngPath := filepath.Join(dir, "run.png")
+	code, out, errs := runCLI(append(args, "--plot", pngPath)...)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, plain, out, "--plot changes nothing else")
+	data, err := os.ReadFile(pngPath)
+	require.NoError(t, err)
+	img, err := png.Decode(bytes.NewReader(data))
+	require.NoError(t, err)
+	assert.Equal(t, 1056, img.Bounds().Dx(), "11 in at 96 dpi")
+	assert.Greater(t, img.Bounds().Dy(), 400)
+
+	svgPath := filepath.Join(dir, "run.svg")
+	code, _, errs = runCLI(append(args, "--plot", svgPath)...)
+	require.Equal(t, 0, code, errs)
+	svg, err := os.ReadFile(svgPath)
+	require.NoError(t, err)
+	for _, want := range []string{"cholesky N=9600, block 960, float, dmdas, 2 CPU + 4 GPU workers",
+		"POTRF", "TRSM", "SYRK", "GEMM", "fetching input", "ready tasks", "GPU memory used (MiB)", "in flight (MiB)",
+		"CPU0", "CUDA3", "simulated time (ms)"} {
+		assert.True(t, strings.Contains(string(svg), want), "the SVG lacks %q", want)
+	}
+}
+
+// TestPlotFlagErrors: a --plot file of another kind is a usage error, told
+// before the run.
+func TestPlotFlagErrors(t *testing.T) {
+	for _, cmd := range []string{"run", "replay"} {
+		code, _, errs := runCLI(cmd, "--plot", "x.gif", "whatever")
+		assert.Equal(t, 2, code, cmd)
+		assert.Contains(t, errs, "unsupported extension \".gif\"", cmd)
+	}
+}
+
+// TestReplayPlot replays starsim's own tasks.rec with a panel.
+func TestReplayPlot(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "rec")
+	code, _, errs := runCLI("run", "--n", "4800", "--ncpu", "2", "--trace-rec", rec)
+	require.Equal(t, 0, code, errs)
+	svgPath := filepath.Join(dir, "replay.svg")
+	code, _, errs = runCLI("replay", rec, "--ncpu", "2", "--plot", svgPath)
+	require.Equal(t, 0, code, errs)
+	svg, err := os.ReadFile(svgPath)
+	require.NoError(t, err)
+	want := "replay of " + rec + " (35 tasks), dmda, 2 CPU + 4 GPU workers"
+	assert.True(t, strings.Contains(string(svg), want), "the SVG lacks %q", want)
+}
