@@ -46,6 +46,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME) ./calibrate
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePerfModel$$' -fuzztime $(FUZZTIME) ./calibrate/starpu
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBus$$' -fuzztime $(FUZZTIME) ./calibrate/starpu
+	$(GO) test -run '^$$' -fuzz '^FuzzReadPaje$$' -fuzztime $(FUZZTIME) ./traces
 
 clean:
 	rm -rf bin

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -54,7 +55,12 @@ func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.
 	if err != nil {
 		return nil, err
 	}
-	recs, err := traces.ReadTasksRec(fh, path)
+	br := bufio.NewReader(fh)
+	if head, _ := br.Peek(64 << 10); traces.IsPaje(head) {
+		fh.Close()
+		return nil, fmt.Errorf("%s: a Paje trace holds no data accesses nor dependencies to replay: give the tasks.rec starpu_fxt_tool writes beside it", path)
+	}
+	recs, err := traces.ReadTasksRec(br, path)
 	fh.Close()
 	if err != nil {
 		return nil, err

@@ -404,6 +404,7 @@ func (f *runFlags) openTraces(g *runtime.Graph) (*traceSet, error) {
 			return fail(err)
 		}
 		p := traces.NewPaje(fh, h)
+		p.SetHandles(g.Handles)
 		obs = append(obs, p)
 		t.closers = append([]func() error{p.Close}, t.closers...)
 	}

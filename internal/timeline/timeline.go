@@ -12,9 +12,9 @@
 // set of intervals (up to floating-point summation order, which is the
 // arrival order: feed them in a fixed order for byte-identical figures).
 //
-// Memory: per row, Bins float32 per distinct state the row was in (at
-// most MaxStates states are told apart; later ones count as Other); per
-// series, 2·Bins float64. Times are seconds from the timeline's origin;
+// Memory: per row (at most MaxRows), Bins float32 per distinct state the
+// row was in (at most MaxStates states are told apart; later ones count as
+// Other); per series, 3·Bins float64. Times are seconds from the timeline's origin;
 // what falls before 0 is dropped.
 package timeline
 
@@ -34,6 +34,13 @@ const (
 	MaxStates = 16
 	// Other is the state name that stands for states past MaxStates.
 	Other = "(other)"
+	// MaxRows is the most worker rows a timeline keeps (a figure cannot
+	// show more); AddRow past it returns -1, which the other methods
+	// ignore.
+	MaxRows = 256
+	// MaxSeries is the most counter series a timeline keeps; AddSeries
+	// past it returns -1.
+	MaxSeries = 256
 )
 
 // State names with a meaning of their own; any other state of a row is a
@@ -119,14 +126,21 @@ func (t *Timeline) Rows() []*Row { return t.rows }
 // Series are the counters, in the order they were added.
 func (t *Timeline) Series() []*Series { return t.series }
 
-// AddRow adds a worker row and returns its index.
+// AddRow adds a worker row and returns its index, or -1 past MaxRows.
 func (t *Timeline) AddRow(name, kind string) int {
+	if len(t.rows) >= MaxRows {
+		return -1
+	}
 	t.rows = append(t.rows, &Row{Name: name, Kind: kind, cur: -1})
 	return len(t.rows) - 1
 }
 
-// AddSeries adds a counter series and returns its index.
+// AddSeries adds a counter series and returns its index, or -1 past
+// MaxSeries.
 func (t *Timeline) AddSeries(name, group string) int {
+	if len(t.series) >= MaxSeries {
+		return -1
+	}
 	t.series = append(t.series, &Series{Name: name, Group: group})
 	return len(t.series) - 1
 }
@@ -276,6 +290,12 @@ func (t *Timeline) Used() int {
 // time in, or -1 for a bin it has no record of. Ties go to the lower id.
 func (t *Timeline) Dominant(row int) []int {
 	out := make([]int, t.Used())
+	if row < 0 || row >= len(t.rows) {
+		for b := range out {
+			out[b] = -1
+		}
+		return out
+	}
 	r := t.rows[row]
 	for b := range out {
 		best, bestT := -1, float32(0)
@@ -291,6 +311,9 @@ func (t *Timeline) Dominant(row int) []int {
 
 // Total is the seconds the row spent in state (an id).
 func (t *Timeline) Total(row, state int) float64 {
+	if row < 0 || row >= len(t.rows) {
+		return 0
+	}
 	r := t.rows[row]
 	if state < 0 || state >= len(r.occ) || r.occ[state] == nil {
 		return 0
@@ -307,6 +330,9 @@ func (t *Timeline) Total(row, state int) float64 {
 func (t *Timeline) Mean(series int) (mean []float64, ok []bool) {
 	n := t.Used()
 	mean, ok = make([]float64, n), make([]bool, n)
+	if series < 0 || series >= len(t.series) {
+		return mean, ok
+	}
 	s := t.series[series]
 	if s.sum == nil {
 		return mean, ok
@@ -324,6 +350,9 @@ func (t *Timeline) Mean(series int) (mean []float64, ok []bool) {
 func (t *Timeline) Max(series int) (mx []float64, ok []bool) {
 	n := t.Used()
 	mx, ok = make([]float64, n), make([]bool, n)
+	if series < 0 || series >= len(t.series) {
+		return mx, ok
+	}
 	s := t.series[series]
 	if s.sum == nil {
 		return mx, ok

@@ -86,3 +86,25 @@ func TestStateCap(t *testing.T) {
 	assert.Equal(t, MaxStates-1, tl.State("zzz"))
 	assert.Equal(t, 0, tl.State("a"))
 }
+
+func TestCaps(t *testing.T) {
+	tl := New()
+	for i := 0; i < MaxRows; i++ {
+		assert.Equal(t, i, tl.AddRow("w", "cpu"))
+	}
+	assert.Equal(t, -1, tl.AddRow("one too many", "cpu"))
+	for i := 0; i < MaxSeries; i++ {
+		assert.Equal(t, i, tl.AddSeries("s", GroupReady))
+	}
+	assert.Equal(t, -1, tl.AddSeries("one too many", GroupReady))
+	k := tl.State("K")
+	tl.AddState(0, k, 0, 1e-6)
+	tl.AddState(-1, k, 0, 1)
+	tl.Enter(-1, k, 0)
+	tl.Set(-1, 1, 0)
+	assert.Zero(t, tl.Total(-1, k))
+	d := tl.Dominant(-1)
+	assert.Equal(t, -1, d[0])
+	_, ok := tl.Mean(-1)
+	assert.False(t, ok[0])
+}
