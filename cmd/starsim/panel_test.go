@@ -96,3 +96,41 @@ func TestComparePajePlot(t *testing.T) {
 		assert.True(t, strings.Contains(string(svg), want), "the SVG lacks %q", want)
 	}
 }
+
+// TestReplayFlops: a tasks.rec without GFlop fields (StarPU's LU example
+// sets no flops) replays with the flops of starsim's kernel formulas, the
+// same GFlop/s as with the fields; with no known flop count, GFlop/s is
+// said unknown rather than 0.
+func TestReplayFlops(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "rec")
+	code, _, errs := runCLI("run", "--app", "lu", "--n", "4800", "--ncpu", "2", "--trace-rec", rec)
+	require.Equal(t, 0, code, errs)
+	code, with, errs := runCLI("replay", rec, "--ncpu", "2")
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, errs, "no GFlop")
+
+	data, err := os.ReadFile(filepath.Join(rec, "tasks.rec"))
+	require.NoError(t, err)
+	var kept []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(l, "GFlop:") {
+			kept = append(kept, l)
+		}
+	}
+	noFlops := filepath.Join(dir, "noflops.rec")
+	require.NoError(t, os.WriteFile(noFlops, []byte(strings.Join(kept, "\n")), 0o644))
+	code, without, errs := runCLI("replay", noFlops, "--ncpu", "2")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "55 of 55 tasks have no GFlop in the trace: their flops come from the application's kernel formulas on their tile size (55) and from the calibration (0)")
+	first := func(s string) string { _, rest, _ := strings.Cut(strings.SplitN(s, "\n", 2)[0], ": "); return rest }
+	assert.Equal(t, first(with), first(without))
+	assert.NotContains(t, without, " 0.0 GFlop/s")
+
+	unknown := filepath.Join(dir, "unknown.rec")
+	require.NoError(t, os.WriteFile(unknown, []byte(strings.ReplaceAll(strings.Join(kept, "\n"), "Model: starpu_slu_lu_model_", "Model: mine_")), 0o644))
+	code, out, errs := runCLI("replay", unknown, "--ncpu", "2")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "no task has a known flop count: GFlop/s unknown")
+	assert.Contains(t, out, "GFlop/s unknown (no flop count)")
+}

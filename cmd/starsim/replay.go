@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
+	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/traces"
 )
@@ -20,7 +22,12 @@ DependsOn plus implicit data dependencies, in submission order, under any
 scheduler. Model names of both StarPU generations (chol_model_11/21/22 and
 chol_model_potrf/trsm/syrk/gemm, LU likewise, with or without a BLAS suffix
 such as _openblas) are matched to the calibration; a model it lacks runs on
-its recorded worker for its recorded length. Output as for run.`
+its recorded worker for its recorded length. GFlop/s counts the tasks'
+flops: their GFlop fields, else (StarPU's LU example sets none) the
+application's kernel formula on their tile size, else the calibration's
+flop count for their footprint, as a note on stderr says; with none known
+it is "unknown". A Paje trace cannot be replayed (it has no data accesses).
+Output as for run.`
 
 func runReplay(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("replay", "TASKS.rec", replayDoc, stderr)
@@ -75,6 +82,7 @@ func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.
 	for _, k := range cal.Kernels {
 		symbols[k.Model] = true
 	}
+	reportFlops(stderr, traces.FillGFlop(recs, calibrationFlops(cal, symbols)))
 	g, warn, err := traces.Graph(recs, traces.ReplayOptions{StaticWorkerID: static, HasModel: func(s string) bool { return symbols[s] }})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -85,4 +93,41 @@ func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.
 	g.Name = "replay of " + arg
 	f.machine, f.config = cal.Name, fmt.Sprintf("replay of %s (%d tasks)", arg, len(g.Tasks))
 	return f.simulate(stderr, cal.RuntimeMachine(), g)
+}
+
+// calibrationFlops looks up the flops a calibration records for a model
+// (under any StarPU name of it) and footprint, on any arch.
+func calibrationFlops(cal *calibrate.File, symbols map[string]bool) func(string, uint32) (float64, bool) {
+	flops := map[string]float64{}
+	for _, k := range cal.Kernels {
+		for _, e := range k.Entries {
+			if f := float64(e.Flops); f > 0 && !math.IsInf(f, 0) {
+				flops[k.Model+"/"+e.Footprint] = f
+			}
+		}
+	}
+	return func(model string, fp uint32) (float64, bool) {
+		sym, ok := traces.ResolveModel(model, func(s string) bool { return symbols[s] })
+		if !ok {
+			return 0, false
+		}
+		f, ok := flops[fmt.Sprintf("%s/%08x", sym, fp)]
+		return f, ok
+	}
+}
+
+// reportFlops says on stderr where the replay's flop counts come from when
+// the trace lacks some.
+func reportFlops(stderr io.Writer, src traces.FlopSources) {
+	if src.Calibration+src.Formula > 0 {
+		fmt.Fprintf(stderr, "starsim: note: %d of %d tasks have no GFlop in the trace: their flops come from the application's kernel formulas on their tile size (%d) and from the calibration (%d)\n",
+			src.Calibration+src.Formula+src.Unknown, src.Recorded+src.Calibration+src.Formula+src.Unknown, src.Formula, src.Calibration)
+	}
+	if src.Unknown > 0 {
+		if src.Recorded+src.Calibration+src.Formula == 0 {
+			fmt.Fprintf(stderr, "starsim: warning: no task has a known flop count: GFlop/s unknown\n")
+		} else {
+			fmt.Fprintf(stderr, "starsim: warning: %d tasks have no known flop count: GFlop/s counts the others' flops only\n", src.Unknown)
+		}
+	}
 }

@@ -445,7 +445,7 @@ func (f *runFlags) openTraces(g *runtime.Graph) (*traceSet, error) {
 }
 
 func printResult(w io.Writer, r *runtime.Result) error {
-	fmt.Fprintf(w, "%s, %s: %.1f GFlop/s, makespan %.3f ms, %d tasks\n", r.App, r.Sched, r.GFlops, r.MakespanS*1e3, r.NTasks)
+	fmt.Fprintf(w, "%s, %s: %s, makespan %.3f ms, %d tasks\n", r.App, r.Sched, gflopsText(r), r.MakespanS*1e3, r.NTasks)
 	fmt.Fprintf(w, "SLR %.3f, speedup %.3f, efficiency %.3f", r.SLR, r.Speedup, r.Efficiency)
 	if r.EnergyJ > 0 {
 		fmt.Fprintf(w, ", energy %.1f J (%.2f GFlop/J)", r.EnergyJ, r.GFlops*r.MakespanS/r.EnergyJ)
