@@ -7,13 +7,11 @@ import (
 	"io"
 	"os"
 	goruntime "runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/starsim/starsim/calibrate"
-	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/runtime"
 )
@@ -23,13 +21,16 @@ Runs the cartesian product of machines (calibrations x what-ifs), apps,
 schedulers, block sizes and matrix sizes, in parallel on -j workers; the
 results do not depend on -j or on sharding. Lists are comma-separated; --n
 also takes ranges FROM:TO:STEP. Prints a table; --csv/--json write one row
-per run in a fixed order; --plot draws GFlop/s vs N (PNG or SVG).
+per run in a fixed order; --plot draws GFlop/s (PNG or SVG) against N, or,
+when a what-if takes several values, against it, one panel per value of
+the other varying quantities; the title says what the runs share.
 
 What-ifs (each list multiplies the machines): --gpus K (add GPUs by cloning
 the last one, or remove), --pci-bw-scale X (every link and prediction),
 --gpu-mem BYTES (every GPU's memory), --gpu-from OTHER.calib.json (another
 GPU's kernel models and memory). --price FILE (JSON: device model -> price,
-"cpu" -> price of the host) adds GFlop/s per unit of money.
+"cpu" -> price of the host) adds GFlop/s per unit of money; --currency
+names the unit (default "units of money").
 
 starsim sweep merge A.csv B.csv ... --csv OUT joins shards (--shard i/n)
 into the same bytes as the unsharded sweep.`
@@ -62,7 +63,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	csvOut := fs.String("csv", "", "write results as CSV")
 	jsonOut := fs.String("json", "", "write results as JSON")
 	plotOut := fs.String("plot", "", "draw GFlop/s vs N (.png or .svg)")
-	plotPrice := fs.String("plot-price", "", "with --price: draw GFlop/s per 1000 units of money vs N")
+	plotPrice := fs.String("plot-price", "", "with --price: draw GFlop/s per 1000 units of money, as --plot")
+	currency := fs.String("currency", "", "with --price: the prices' currency (EUR, USD...), named on --plot-price's axis and in the table")
 	shard := fs.String("shard", "", "run only slice i of n (i/n)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -141,8 +143,15 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err := writeOutputs(rows, *csvOut, *jsonOut); err != nil {
 		return err
 	}
+	money := *currency
+	if money == "" {
+		money = "units of money"
+		if *price != "" {
+			fmt.Fprintf(stderr, "starsim: note: prices have no currency (--currency): per price columns and axes say \"units of money\"\n")
+		}
+	}
 	if *plotOut != "" {
-		if err := plotRows(rows, *plotOut, false); err != nil {
+		if err := plotSweep(plan, rows, *plotOut, false, money); err != nil {
 			return err
 		}
 	}
@@ -150,11 +159,11 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		if *price == "" {
 			return &usageError{"--plot-price needs --price FILE"}
 		}
-		if err := plotRows(rows, *plotPrice, true); err != nil {
+		if err := plotSweep(plan, rows, *plotPrice, true, money); err != nil {
 			return err
 		}
 	}
-	return printRows(stdout, rows)
+	return printRows(stdout, rows, money)
 }
 
 func isTerminal(f *os.File) bool {
@@ -257,6 +266,7 @@ func sweepMachines(calibs, dir, hosts, gpus, pci, gpuMem, gpuFrom string, stderr
 	}
 	type transform struct {
 		apply func(*calibrate.File) (*calibrate.File, error)
+		what  sweep.WhatIf
 	}
 	var stages [][]transform
 	if gpus != "" {
@@ -266,7 +276,7 @@ func sweepMachines(calibs, dir, hosts, gpus, pci, gpuMem, gpuFrom string, stderr
 		}
 		var st []transform
 		for _, k := range ks {
-			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUs(k) }})
+			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUs(k) }, sweep.WhatIf{Kind: "gpus", Value: float64(k)}})
 		}
 		stages = append(stages, st)
 	}
@@ -277,7 +287,7 @@ func sweepMachines(calibs, dir, hosts, gpus, pci, gpuMem, gpuFrom string, stderr
 		}
 		var st []transform
 		for _, x := range xs {
-			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.ScalePCIBandwidth(x) }})
+			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.ScalePCIBandwidth(x) }, sweep.WhatIf{Kind: "pci-bw-scale", Value: x}})
 		}
 		stages = append(stages, st)
 	}
@@ -288,7 +298,7 @@ func sweepMachines(calibs, dir, hosts, gpus, pci, gpuMem, gpuFrom string, stderr
 		}
 		var st []transform
 		for _, m := range ms {
-			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUMemory(int64(m)) }})
+			st = append(st, transform{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUMemory(int64(m)) }, sweep.WhatIf{Kind: "gpu-mem", Value: m}})
 		}
 		stages = append(stages, st)
 	}
@@ -297,25 +307,25 @@ func sweepMachines(calibs, dir, hosts, gpus, pci, gpuMem, gpuFrom string, stderr
 		if err != nil {
 			return nil, err
 		}
-		stages = append(stages, []transform{{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUFrom(other) }}})
-	}
-	files := base
-	for _, st := range stages {
-		var next []*calibrate.File
-		for _, f := range files {
-			for _, tr := range st {
-				g, err := tr.apply(f)
-				if err != nil {
-					return nil, fmt.Errorf("what-if on %s: %w", f.Name, err)
-				}
-				next = append(next, g)
-			}
-		}
-		files = next
+		stages = append(stages, []transform{{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUFrom(other) }, sweep.WhatIf{Kind: "gpu-from", Text: other.Name}}})
 	}
 	var out []sweep.Machine
-	for _, f := range files {
-		out = append(out, sweep.Machine{Label: f.Name, File: f})
+	for _, f := range base {
+		out = append(out, sweep.Machine{Label: f.Name, File: f, Base: f.Name})
+	}
+	for _, st := range stages {
+		var next []sweep.Machine
+		for _, m := range out {
+			for _, tr := range st {
+				g, err := tr.apply(m.File)
+				if err != nil {
+					return nil, fmt.Errorf("what-if on %s: %w", m.File.Name, err)
+				}
+				w := append(append([]sweep.WhatIf(nil), m.WhatIfs...), tr.what)
+				next = append(next, sweep.Machine{Label: g.Name, File: g, Base: m.Base, WhatIfs: w})
+			}
+		}
+		out = next
 	}
 	return out, nil
 }
@@ -372,55 +382,12 @@ func writeOutputs(rows []sweep.Row, csvOut, jsonOut string) error {
 	return nil
 }
 
-// plotRows draws GFlop/s against N, one curve per (machine, app, sched,
-// block) configuration.
-func plotRows(rows []sweep.Row, path string, perPrice bool) error {
-	var order []string
-	series := map[string]*plot.Series{}
-	for _, r := range rows {
-		name := fmt.Sprintf("%s %s %s", r.Machine, r.App, r.Sched)
-		if r.Block != 960 {
-			name += fmt.Sprintf(" b%d", r.Block)
-		}
-		s, ok := series[name]
-		if !ok {
-			s = &plot.Series{Name: name}
-			series[name] = s
-			order = append(order, name)
-		}
-		s.X = append(s.X, float64(r.N))
-		y := r.GFlops
-		if perPrice {
-			y = 1000 * r.GFlopsPerPrice()
-		}
-		s.Y = append(s.Y, y)
-	}
-	fig := plot.Figure{Title: "Predicted performance", XLabel: "matrix order N", YLabel: "GFlop/s"}
-	if perPrice {
-		fig.Title, fig.YLabel = "Predicted performance per price", "GFlop/s per 1000 units"
-	}
-	for _, name := range order {
-		s := series[name]
-		idx := make([]int, len(s.X))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return s.X[idx[a]] < s.X[idx[b]] })
-		var sx, sy []float64
-		for _, i := range idx {
-			sx, sy = append(sx, s.X[i]), append(sy, s.Y[i])
-		}
-		fig.Series = append(fig.Series, plot.Series{Name: name, X: sx, Y: sy})
-	}
-	return plot.Save(fig, path)
-}
-
-func printRows(w io.Writer, rows []sweep.Row) error {
+func printRows(w io.Writer, rows []sweep.Row, currency string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	priced := len(rows) > 0 && rows[0].PriceUnits > 0
 	fmt.Fprintf(tw, "MACHINE\tAPP\tSCHED\tN\tBLOCK\tGFLOP/S\tMAKESPAN (s)\tSLR\tEFFICIENCY\tBUSY %%\tENERGY (J)")
 	if priced {
-		fmt.Fprintf(tw, "\tGFLOP/S PER 1000 UNITS")
+		fmt.Fprintf(tw, "\tGFLOP/S PER 1000 %s", strings.ToUpper(currency))
 	}
 	fmt.Fprintln(tw)
 	for _, r := range rows {
