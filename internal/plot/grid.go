@@ -50,6 +50,7 @@ func SaveGrid(g Grid, path string) error {
 	if err := CheckExt(path); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
+	report(path, func(b *strings.Builder) { digestGrid(b, g) })
 	var buf bytes.Buffer
 	if _, err := RenderGrid(&buf, g, strings.ToLower(filepath.Ext(path))); err != nil {
 		return fmt.Errorf("plot: cannot save %q: %w", path, err)

@@ -92,6 +92,7 @@ func SavePanel(p Panel, path string) error {
 	if format != ".png" && format != ".svg" {
 		return fmt.Errorf("plot: cannot save %q: unsupported extension %q (want .png or .svg)", path, filepath.Ext(path))
 	}
+	report(path, func(b *strings.Builder) { digestPanel(b, p) })
 	var buf bytes.Buffer
 	if _, err := RenderPanel(&buf, p, format); err != nil {
 		return fmt.Errorf("plot: cannot save %q: %w", path, err)

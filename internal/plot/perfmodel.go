@@ -64,6 +64,7 @@ func SaveModelFigure(f ModelFigure, path string) error {
 	if err := CheckExt(path); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
+	report(path, func(b *strings.Builder) { digestModel(b, f) })
 	var buf bytes.Buffer
 	if _, err := RenderModelFigure(&buf, f, strings.ToLower(filepath.Ext(path))); err != nil {
 		return fmt.Errorf("plot: cannot save %q: %w", path, err)

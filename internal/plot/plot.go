@@ -76,6 +76,7 @@ func Save(f Figure, path string) error {
 	if err != nil {
 		return err
 	}
+	report(path, func(b *strings.Builder) { digestFigure(b, f) })
 	var buf bytes.Buffer
 	if err := render(&buf, f, format, w, h); err != nil {
 		return fmt.Errorf("plot: cannot save %q: %w", path, err)
