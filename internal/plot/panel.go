@@ -362,15 +362,18 @@ func ganttRow(bi int, b Block, colors map[string]color.Color, kernels []string, 
 	p.X.Min, p.X.Max = 0, xmax
 	g := &ganttPlotter{tl: tl, colors: colors}
 	p.Add(g)
-	leg := newPanelLegend()
-	for _, k := range kernels {
-		leg.Add(k, swatch{colors[k]})
-	}
-	leg.Add("fetching input", swatch{fetchColor})
-	leg.Add("runtime", swatch{runtimeColor})
-	leg.Add("idle", swatch{color.White})
 	h := min(max(panelRowH*vg.Length(n), panelGanttMin), panelGanttMax)
-	return &panelRow{block: bi, kind: "gantt", p: p, dataH: h, legend: leg, counted: &g.drawn}
+	r := &panelRow{block: bi, kind: "gantt", p: p, dataH: h, counted: &g.drawn}
+	if bi == 0 { // one legend: every block has the same colors
+		r.legend = newPanelLegend()
+		for _, k := range kernels {
+			r.legend.Add(k, swatch{colors[k]})
+		}
+		r.legend.Add("fetching input", swatch{fetchColor})
+		r.legend.Add("runtime", swatch{runtimeColor})
+		r.legend.Add("idle", swatch{color.White})
+	}
+	return r
 }
 
 // ganttPlotter draws a timeline's rows: runs of bins with the same

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/png"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -104,4 +105,32 @@ func BenchmarkPanelRender(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestPanelTwoBlocks: two runs (compare --plot), the second without
+// counters but saying why: every row is drawn, one legend for both.
+func TestPanelTwoBlocks(t *testing.T) {
+	b := timeline.New()
+	w := b.AddRow("CPU0", "cpu")
+	b.AddState(w, b.State("GEMM"), 0, 30e-3)
+	p := Panel{Title: "A vs B", Blocks: []Block{
+		{Title: "A", TL: synthetic(2, []string{"GEMM", "TRSM"}, true)},
+		{Title: "B", TL: b, Absent: map[string]string{timeline.GroupReady: "not in tasks.rec", timeline.GroupMemory: "not in tasks.rec"}},
+	}}
+	var buf bytes.Buffer
+	rows, err := RenderPanel(&buf, p, ".png")
+	require.NoError(t, err)
+	img, err := png.Decode(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	var kinds []string
+	for _, r := range rows {
+		kinds = append(kinds, fmt.Sprint(r.Block, " ", r.Kind))
+		assert.Greater(t, nonBackground(img, r.X0+2, r.Y0+1, r.X1-2, r.Y1-1), 20, "block %d %s is blank", r.Block, r.Kind)
+	}
+	assert.Equal(t, []string{"0 gantt", "0 ready", "0 memory", "0 inflight", "1 gantt", "1 absent:ready", "1 absent:memory"}, kinds)
+	var svg bytes.Buffer
+	_, err = RenderPanel(&svg, p, ".svg")
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(svg.String(), ">fetching input<"))
+	assert.Contains(t, svg.String(), "GPU memory used (MiB): not in tasks.rec")
 }
