@@ -839,31 +839,12 @@ func quantiles(sorted []float64) Quantiles {
 }
 
 // KSDistance is the two-sample Kolmogorov–Smirnov statistic of two sorted
-// samples: the largest gap between their empirical CDFs, evaluated after
-// every distinct value (so ties are handled exactly). It is 0 when both are
-// empty and 1 when only one is.
+// samples: the largest gap between their empirical CDFs, ties counted
+// together (gonum's stat.KolmogorovSmirnov, unit weights). It is 0 when
+// both are empty, 1 when only one is, and NaN when a sample holds a NaN
+// (returned at once: nothing loops on it).
 func KSDistance(a, b []float64) float64 {
-	switch {
-	case len(a) == 0 && len(b) == 0:
-		return 0
-	case len(a) == 0 || len(b) == 0:
-		return 1
-	}
-	na, nb := float64(len(a)), float64(len(b))
-	var i, j int
-	var d float64
-	for i < len(a) && j < len(b) {
-		x := math.Min(a[i], b[j])
-		for i < len(a) && a[i] <= x {
-			i++
-		}
-		for j < len(b) && b[j] <= x {
-			j++
-		}
-		d = math.Max(d, math.Abs(float64(i)/na-float64(j)/nb))
-	}
-	// Past the end of one sample the gaps only shrink to 0.
-	return d
+	return stat.KolmogorovSmirnov(a, nil, b, nil)
 }
 
 type workerStat struct {
