@@ -134,3 +134,11 @@ func TestReplayFlops(t *testing.T) {
 	assert.Contains(t, errs, "no task has a known flop count: GFlop/s unknown")
 	assert.Contains(t, out, "GFlop/s unknown (no flop count)")
 }
+
+// TestComparePajeGolden pins compare's report of a StarPU-format Paje
+// trace against a tasks.rec.
+func TestComparePajeGolden(t *testing.T) {
+	code, out, errs := runCLI("compare", filepath.Join("..", "..", "traces", "testdata", "starpu-quirks.paje"), filepath.Join("testdata", "quirks-tasks.rec"))
+	require.Equal(t, 0, code, errs)
+	golden(t, "compare-paje", out)
+}
