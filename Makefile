@@ -4,7 +4,7 @@ BIN       := bin/starsim
 FUZZTIME  ?= 30s
 PKGS      := ./...
 
-.PHONY: all build run demo test lint bench fuzz clean pgo
+.PHONY: all build run demo test lint bench fuzz clean pgo figures
 
 all: build
 
@@ -35,6 +35,11 @@ lint:
 pgo:
 	./tools/pgo/profile.sh
 
+# Regenerates the README's figures (docs/figures) and their manifest;
+# TestFigures fails when they are stale. Needs ../shared.
+figures:
+	$(GO) test -count=1 -run '^TestFigures$$' ./cmd/starsim -args -figures
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
@@ -47,6 +52,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePerfModel$$' -fuzztime $(FUZZTIME) ./calibrate/starpu
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBus$$' -fuzztime $(FUZZTIME) ./calibrate/starpu
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/bytesize
+	$(GO) test -run '^$$' -fuzz '^FuzzReadPaje$$' -fuzztime $(FUZZTIME) ./traces
 
 clean:
 	rm -rf bin

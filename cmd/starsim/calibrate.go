@@ -13,13 +13,16 @@ const calibrateUsage = `Usage: starsim calibrate SUBCOMMAND [flags]
 
   import   --starpu DIR --host NAME -o FILE.calib.json [--strict]   StarPU sampling directory -> calibration
   show     [--json] [FILE | --starpu DIR --host NAME]     kernels, transfers, links, costs (default: embedded)
+           [--model SYMBOL [--arch A]]                   one kernel model, as starpu_perfmodel_display -s
+  plot     --model SYMBOL [--arch A] -o F.png|F.svg [FILE | --starpu DIR --host NAME]
+           duration vs data size per arch, histograms (as starpu_perfmodel_plot)
   fit      -o FILE.calib.json [--base FILE] [--kernels K.csv] [--transfers T.csv]
            histograms and pitch-dependent transfer models from raw samples
 `
 
 func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	return dispatch(calibrateUsage, []subcommand{
-		{"import", runCalibrateImport}, {"show", runCalibrateShow}, {"fit", runCalibrateFit},
+		{"import", runCalibrateImport}, {"show", runCalibrateShow}, {"fit", runCalibrateFit}, {"plot", runCalibratePlot},
 	}, args, stdout, stderr)
 }
 
@@ -121,8 +124,16 @@ shows) and histogram bins; the scheduler's transfer predictions; the network
 links; the runtime costs. Without FILE or --starpu, the embedded default.
 --json prints {"name","machine","links","routes","transfers","costs",
 "kernels":[{"model","arch","impl","footprint","size","flops","n","mean_us",
-"stddev_us","histogram_bins"}]}.`, stderr)
+"stddev_us","histogram_bins"}]}.
+
+--model SYMBOL shows one kernel model as starpu_perfmodel_display -s does:
+per arch its regressions and one line per footprint (hash, size, flops,
+mean and standard deviation in us, samples); --arch A keeps one arch
+(cuda0), or a kind (cpu, cuda). --json then prints the models as the
+calibration file holds them.`, stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
+	model := fs.String("model", "", "show only this kernel model symbol (chol_model_gemm)")
+	arch := fs.String("arch", "", "with --model: only this arch (cuda0) or kind (cpu, cuda)")
 	dir := fs.String("starpu", "", "StarPU sampling directory instead of a calibration file")
 	host := fs.String("host", "", "host name, with --starpu")
 	pos, err := parseInterspersed(fs, args)
@@ -136,9 +147,24 @@ links; the runtime costs. Without FILE or --starpu, the embedded default.
 	if len(pos) == 1 {
 		file = pos[0]
 	}
+	if *arch != "" && *model == "" {
+		return &usageError{"--arch goes with --model SYMBOL"}
+	}
 	f, err := loadCalibration(file, *dir, *host, stderr)
 	if err != nil {
 		return err
+	}
+	if *model != "" {
+		ms, err := f.SelectModels(*model, *arch)
+		if err != nil {
+			return &usageError{err.Error()}
+		}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(ms)
+		}
+		return calibrate.WriteModels(stdout, ms)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -13,6 +13,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/calibrate/starpu"
 	"github.com/starsim/starsim/internal/bytesize"
+	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 )
@@ -78,6 +79,10 @@ type machine struct {
 	gpuMemLimit int64
 	perGPU      map[string]int64
 	warnings    []calibrate.Warning
+	// whatIfs are the what-ifs applied to the calibration it derives from
+	// (base: that calibration's name), in order; figures read them.
+	base    string
+	whatIfs []sweep.WhatIf
 }
 
 // machineSetup is what the machine flags and StarPU's variables resolve to.
@@ -242,7 +247,7 @@ func (m *machineFlags) bases(cmd string, s *machineSetup, stderr io.Writer) ([]*
 func (m *machineFlags) whatIfs(bases []*machine) ([]*machine, error) {
 	type stage []func(*machine) (*machine, error)
 	var stages []stage
-	fileStage := func(apply func(*calibrate.File) (*calibrate.File, error)) func(*machine) (*machine, error) {
+	fileStage := func(what sweep.WhatIf, apply func(*calibrate.File) (*calibrate.File, error)) func(*machine) (*machine, error) {
 		return func(mc *machine) (*machine, error) {
 			g, err := apply(mc.file)
 			if err != nil {
@@ -250,6 +255,7 @@ func (m *machineFlags) whatIfs(bases []*machine) ([]*machine, error) {
 			}
 			c := *mc
 			c.file = g
+			c.whatIfs = append(append([]sweep.WhatIf(nil), mc.whatIfs...), what)
 			return &c, nil
 		}
 	}
@@ -264,7 +270,7 @@ func (m *machineFlags) whatIfs(bases []*machine) ([]*machine, error) {
 		}
 		var st stage
 		for _, k := range ks {
-			st = append(st, fileStage(func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUs(k) }))
+			st = append(st, fileStage(sweep.WhatIf{Kind: "gpus", Value: float64(k)}, func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUs(k) }))
 		}
 		stages = append(stages, st)
 	}
@@ -279,7 +285,7 @@ func (m *machineFlags) whatIfs(bases []*machine) ([]*machine, error) {
 		}
 		var st stage
 		for _, x := range xs {
-			st = append(st, fileStage(func(f *calibrate.File) (*calibrate.File, error) { return f.ScalePCIBandwidth(x) }))
+			st = append(st, fileStage(sweep.WhatIf{Kind: "pci-bw-scale", Value: x}, func(f *calibrate.File) (*calibrate.File, error) { return f.ScalePCIBandwidth(x) }))
 		}
 		stages = append(stages, st)
 	}
@@ -300,6 +306,7 @@ func (m *machineFlags) whatIfs(bases []*machine) ([]*machine, error) {
 			st = append(st, func(mc *machine) (*machine, error) {
 				c := *mc
 				c.gpuMemLimit = b
+				c.whatIfs = append(append([]sweep.WhatIf(nil), mc.whatIfs...), sweep.WhatIf{Kind: "gpu-mem", Value: float64(b)})
 				return &c, nil
 			})
 		}
@@ -310,9 +317,12 @@ func (m *machineFlags) whatIfs(bases []*machine) ([]*machine, error) {
 		if err != nil {
 			return nil, err
 		}
-		stages = append(stages, stage{fileStage(func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUFrom(other) })})
+		stages = append(stages, stage{fileStage(sweep.WhatIf{Kind: "gpu-from", Text: other.Name}, func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUFrom(other) })})
 	}
 	ms := bases
+	for _, mc := range ms {
+		mc.base = mc.file.Name
+	}
 	for _, st := range stages {
 		var next []*machine
 		for _, mc := range ms {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
+	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/traces"
@@ -20,7 +23,12 @@ DependsOn plus implicit data dependencies, in submission order, under any
 scheduler. Model names of both StarPU generations (chol_model_11/21/22 and
 chol_model_potrf/trsm/syrk/gemm, LU likewise, with or without a BLAS suffix
 such as _openblas) are matched to the calibration; a model it lacks runs on
-its recorded worker for its recorded length. Output as for run.`
+its recorded worker for its recorded length. GFlop/s counts the tasks'
+flops: their GFlop fields, else (StarPU's LU example sets none) the
+application's kernel formula on their tile size, else the calibration's
+flop count for their footprint, as a note on stderr says; with none known
+it is "unknown". A Paje trace cannot be replayed (it has no data accesses).
+Output as for run.`
 
 func runReplay(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("replay", "TASKS.rec", replayDoc, stderr)
@@ -55,7 +63,12 @@ func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.
 	if err != nil {
 		return nil, err
 	}
-	recs, err := traces.ReadTasksRec(fh, path)
+	br := bufio.NewReader(fh)
+	if head, _ := br.Peek(64 << 10); traces.IsPaje(head) {
+		fh.Close()
+		return nil, fmt.Errorf("%s: a Paje trace holds no data accesses nor dependencies to replay: give the tasks.rec starpu_fxt_tool writes beside it", path)
+	}
+	recs, err := traces.ReadTasksRec(br, path)
 	fh.Close()
 	if err != nil {
 		return nil, err
@@ -88,6 +101,7 @@ func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.
 		}
 	}
 	reportModels(stderr, mc, used)
+	reportFlops(stderr, traces.FillGFlop(recs, calibrationFlops(cal, readable)))
 	f.info = f.setup.info(mc, nil)
 	g, warn, err := traces.Graph(recs, traces.ReplayOptions{StaticWorkerID: static, HasModel: readable})
 	if err != nil {
@@ -97,5 +111,43 @@ func (f *runFlags) replay(stderr io.Writer, path string, static bool) (*runtime.
 		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
 	}
 	g.Name = "replay of " + arg
+	f.config = fmt.Sprintf("replay of %s (%d tasks)", arg, len(g.Tasks))
 	return f.simulate(stderr, mc, g)
+}
+
+// calibrationFlops looks up the flops a calibration records for a model
+// (under any StarPU name of it) and footprint, on any arch.
+func calibrationFlops(cal *calibrate.File, readable func(string) bool) func(string, uint32) (float64, bool) {
+	flops := map[string]float64{}
+	for _, k := range cal.Kernels {
+		for _, e := range k.Entries {
+			if f := float64(e.Flops); f > 0 && !math.IsInf(f, 0) {
+				flops[k.Model+"/"+e.Footprint] = f
+			}
+		}
+	}
+	return func(model string, fp uint32) (float64, bool) {
+		sym, ok := generation.ResolveModel(model, readable)
+		if !ok {
+			return 0, false
+		}
+		f, ok := flops[fmt.Sprintf("%s/%08x", sym, fp)]
+		return f, ok
+	}
+}
+
+// reportFlops says on stderr where the replay's flop counts come from when
+// the trace lacks some.
+func reportFlops(stderr io.Writer, src traces.FlopSources) {
+	if src.Calibration+src.Formula > 0 {
+		fmt.Fprintf(stderr, "starsim: note: %d of %d tasks have no GFlop in the trace: their flops come from the application's kernel formulas on their tile size (%d) and from the calibration (%d)\n",
+			src.Calibration+src.Formula+src.Unknown, src.Recorded+src.Calibration+src.Formula+src.Unknown, src.Formula, src.Calibration)
+	}
+	if src.Unknown > 0 {
+		if src.Recorded+src.Calibration+src.Formula == 0 {
+			fmt.Fprintf(stderr, "starsim: warning: no task has a known flop count: GFlop/s unknown\n")
+		} else {
+			fmt.Fprintf(stderr, "starsim: warning: %d tasks have no known flop count: GFlop/s counts the others' flops only\n", src.Unknown)
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
@@ -67,6 +68,9 @@ type runFlags struct {
 	traceRec               string
 	cpuProfile             string
 	command                string
+	// plot is --plot's file; config names the run in its title (with
+	// the machine's name).
+	plot, config string
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -137,6 +141,7 @@ func (f *runFlags) register(fs *flag.FlagSet, cmd string, args []string) {
 	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace (JSON) to FILE")
 	fs.StringVar(&f.traceRec, "trace-rec", "", "write StarPU's tasks.rec and data.rec into DIR")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to FILE (go tool pprof)")
+	fs.StringVar(&f.plot, "plot", "", "draw a panel of the run (Gantt of the workers, ready tasks, GPU memory, bytes in flight) to FILE (.png or .svg)")
 	f.command = "starsim " + cmd + " " + strings.Join(args, " ")
 }
 
@@ -147,6 +152,9 @@ func (f *runFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]s
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return nil, err
+	}
+	if err := plot.CheckExt(f.plot); f.plot != "" && err != nil {
+		return nil, &usageError{"--plot: " + err.Error()}
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
@@ -239,6 +247,7 @@ func (f *runFlags) run(stderr io.Writer) (*runtime.Result, error) {
 		}
 	}
 	f.info = f.setup.info(mc, res)
+	f.config = fmt.Sprintf("%s N=%d, block %d, %s", f.app, f.n, f.block, prec)
 	return f.simulate(stderr, mc, b.g)
 }
 
@@ -360,13 +369,47 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *runtime.Graph) (*r
 	if cerr := tr.close(); err == nil {
 		err = cerr
 	}
+	if err == nil && tr != nil && tr.panel != nil {
+		err = f.savePanel(res, tr.panel)
+	}
 	return res, err
 }
 
-// traceSet is the trace writers of a run and the files under them.
+// savePanel draws --plot's panel of a run, titled with the machine and the
+// configuration.
+func (f *runFlags) savePanel(res *runtime.Result, rec *traces.PanelRecorder) error {
+	var ncpu, ngpu int
+	for _, w := range res.Workers {
+		if strings.HasPrefix(w.Arch, "cpu") {
+			ncpu++
+		} else {
+			ngpu++
+		}
+	}
+	p := plot.Panel{
+		Title: fmt.Sprintf("%s: %s, %s, %d CPU + %d GPU workers", f.info.Name, f.config, res.Sched, ncpu, ngpu),
+		Blocks: []plot.Block{{
+			Title: fmt.Sprintf("starsim prediction: %s, makespan %.3f ms, %d tasks", gflopsText(res), res.MakespanS*1e3, res.NTasks),
+			TL:    rec.Timeline(), XLabel: "simulated time (ms)",
+		}},
+	}
+	return plot.SavePanel(p, f.plot)
+}
+
+// gflopsText is "412.4 GFlop/s", or says that the flop count is unknown.
+func gflopsText(r *runtime.Result) string {
+	if r.GFlops > 0 {
+		return fmt.Sprintf("%.1f GFlop/s", r.GFlops)
+	}
+	return "GFlop/s unknown (no flop count)"
+}
+
+// traceSet is the trace writers of a run and the files under them, and
+// --plot's recorder.
 type traceSet struct {
 	observer runtime.Observer
 	closers  []func() error
+	panel    *traces.PanelRecorder
 }
 
 func (t *traceSet) close() error {
@@ -384,7 +427,7 @@ func (t *traceSet) close() error {
 
 // openTraces creates the requested trace writers (nil when none).
 func (f *runFlags) openTraces(g *runtime.Graph) (*traceSet, error) {
-	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" {
+	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" && f.plot == "" {
 		return nil, nil
 	}
 	h := traces.Header{Tool: "starsim", Version: version, Command: f.command, Seed: f.seed, Machine: strings.TrimPrefix(f.info.line(), "machine: ")}
@@ -407,6 +450,7 @@ func (f *runFlags) openTraces(g *runtime.Graph) (*traceSet, error) {
 			return fail(err)
 		}
 		p := traces.NewPaje(fh, h)
+		p.SetHandles(g.Handles)
 		obs = append(obs, p)
 		t.closers = append([]func() error{p.Close}, t.closers...)
 	}
@@ -438,12 +482,16 @@ func (f *runFlags) openTraces(g *runtime.Graph) (*traceSet, error) {
 		obs = append(obs, r)
 		t.closers = append([]func() error{r.Close}, t.closers...)
 	}
+	if f.plot != "" {
+		t.panel = traces.NewPanelRecorder()
+		obs = append(obs, t.panel)
+	}
 	t.observer = traces.Multi(obs...)
 	return t, nil
 }
 
 func printResult(w io.Writer, r *runtime.Result) error {
-	fmt.Fprintf(w, "%s, %s: %.1f GFlop/s, makespan %.3f ms, %d tasks\n", r.App, r.Sched, r.GFlops, r.MakespanS*1e3, r.NTasks)
+	fmt.Fprintf(w, "%s, %s: %s, makespan %.3f ms, %d tasks\n", r.App, r.Sched, gflopsText(r), r.MakespanS*1e3, r.NTasks)
 	fmt.Fprintf(w, "SLR %.3f, speedup %.3f, efficiency %.3f", r.SLR, r.Speedup, r.Efficiency)
 	if r.EnergyJ > 0 {
 		fmt.Fprintf(w, ", energy %.1f J (%.2f GFlop/J)", r.EnergyJ, r.GFlops*r.MakespanS/r.EnergyJ)

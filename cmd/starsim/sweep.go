@@ -8,12 +8,10 @@ import (
 	"io"
 	"os"
 	goruntime "runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/runtime"
 )
@@ -23,7 +21,9 @@ Runs the cartesian product of machines (calibrations x what-ifs), apps,
 schedulers, block sizes and matrix sizes, in parallel on -j workers; the
 results do not depend on -j or on sharding. Lists are comma-separated; --n
 also takes ranges FROM:TO:STEP. Prints a table; --csv/--json write one row
-per run in a fixed order; --plot draws GFlop/s vs N (PNG or SVG).
+per run in a fixed order; --plot draws GFlop/s (PNG or SVG) against N, or,
+when a what-if takes several values, against it, one panel per value of
+the other varying quantities; the title says what the runs share.
 
 Machines as for run (--calib, --starpu, --host, StarPU's variables; the
 built-in example machine when none is named), each named on the first
@@ -33,7 +33,8 @@ GPUs by cloning the last one, or remove), --pci-bw-scale X (every link and
 prediction), --gpu-mem SIZE (the GPU memory StarPU may use, e.g. 400MiB),
 --gpu-from OTHER.calib.json (another GPU's kernel models and memory).
 --price FILE (JSON: device model -> price, "cpu" -> price of the host) adds
-GFlop/s per unit of money.
+GFlop/s per unit of money.; --currency
+names the price unit (default "units of money").
 
 starsim sweep merge A.csv B.csv ... --csv OUT joins shards (--shard i/n)
 into the same bytes as the unsharded sweep.`
@@ -61,7 +62,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	csvOut := fs.String("csv", "", "write results as CSV")
 	jsonOut := fs.String("json", "", "write results as JSON")
 	plotOut := fs.String("plot", "", "draw GFlop/s vs N (.png or .svg)")
-	plotPrice := fs.String("plot-price", "", "with --price: draw GFlop/s per 1000 units of money vs N")
+	plotPrice := fs.String("plot-price", "", "with --price: draw GFlop/s per 1000 units of money, as --plot")
+	currency := fs.String("currency", "", "with --price: the prices' currency (EUR, USD...), named on --plot-price's axis and in the table")
 	shard := fs.String("shard", "", "run only slice i of n (i/n)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -129,7 +131,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		reportModels(stderr, mc, used)
-		plan.Machines = append(plan.Machines, sweep.Machine{Label: mc.label(), File: mc.file, Source: mc.source, Generation: setup.gen,
+		plan.Machines = append(plan.Machines, sweep.Machine{Label: mc.label(), File: mc.file, Source: mc.source, Generation: setup.gen, Base: mc.base, WhatIfs: mc.whatIfs,
 			GPUMemLimitBytes: mc.gpuMemLimit, GPUMemLimitByDevice: mc.perGPU})
 		in := setup.info(mc, nil)
 		in.Environment = nil
@@ -171,8 +173,15 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err := writeOutputs(rows, *csvOut, *jsonOut); err != nil {
 		return err
 	}
+	money := *currency
+	if money == "" {
+		money = "units of money"
+		if *price != "" {
+			fmt.Fprintf(stderr, "starsim: note: prices have no currency (--currency): per price columns and axes say \"units of money\"\n")
+		}
+	}
 	if *plotOut != "" {
-		if err := plotRows(rows, *plotOut, false); err != nil {
+		if err := plotSweep(plan, rows, *plotOut, false, money); err != nil {
 			return err
 		}
 	}
@@ -180,14 +189,14 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		if *price == "" {
 			return &usageError{"--plot-price needs --price FILE"}
 		}
-		if err := plotRows(rows, *plotPrice, true); err != nil {
+		if err := plotSweep(plan, rows, *plotPrice, true, money); err != nil {
 			return err
 		}
 	}
 	for _, h := range header {
 		fmt.Fprintln(stdout, h)
 	}
-	return printRows(stdout, rows)
+	return printRows(stdout, rows, money)
 }
 
 func isTerminal(f *os.File) bool {
@@ -308,55 +317,12 @@ func writeOutputs(rows []sweep.Row, csvOut, jsonOut string) error {
 	return nil
 }
 
-// plotRows draws GFlop/s against N, one curve per (machine, app, sched,
-// block) configuration.
-func plotRows(rows []sweep.Row, path string, perPrice bool) error {
-	var order []string
-	series := map[string]*plot.Series{}
-	for _, r := range rows {
-		name := fmt.Sprintf("%s %s %s", r.Machine, r.App, r.Sched)
-		if r.Block != 960 {
-			name += fmt.Sprintf(" b%d", r.Block)
-		}
-		s, ok := series[name]
-		if !ok {
-			s = &plot.Series{Name: name}
-			series[name] = s
-			order = append(order, name)
-		}
-		s.X = append(s.X, float64(r.N))
-		y := r.GFlops
-		if perPrice {
-			y = 1000 * r.GFlopsPerPrice()
-		}
-		s.Y = append(s.Y, y)
-	}
-	fig := plot.Figure{Title: "Predicted performance", XLabel: "matrix order N", YLabel: "GFlop/s"}
-	if perPrice {
-		fig.Title, fig.YLabel = "Predicted performance per price", "GFlop/s per 1000 units"
-	}
-	for _, name := range order {
-		s := series[name]
-		idx := make([]int, len(s.X))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return s.X[idx[a]] < s.X[idx[b]] })
-		var sx, sy []float64
-		for _, i := range idx {
-			sx, sy = append(sx, s.X[i]), append(sy, s.Y[i])
-		}
-		fig.Series = append(fig.Series, plot.Series{Name: name, X: sx, Y: sy})
-	}
-	return plot.Save(fig, path)
-}
-
-func printRows(w io.Writer, rows []sweep.Row) error {
+func printRows(w io.Writer, rows []sweep.Row, currency string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	priced := len(rows) > 0 && rows[0].PriceUnits > 0
 	fmt.Fprintf(tw, "MACHINE\tAPP\tSCHED\tN\tBLOCK\tGFLOP/S\tMAKESPAN (s)\tSLR\tEFFICIENCY\tBUSY %%\tENERGY (J)")
 	if priced {
-		fmt.Fprintf(tw, "\tGFLOP/S PER 1000 UNITS")
+		fmt.Fprintf(tw, "\tGFLOP/S PER 1000 %s", strings.ToUpper(currency))
 	}
 	fmt.Fprintln(tw)
 	for _, r := range rows {

@@ -76,6 +76,7 @@ func Save(f Figure, path string) error {
 	if err != nil {
 		return err
 	}
+	report(path, func(b *strings.Builder) { digestFigure(b, f) })
 	var buf bytes.Buffer
 	if err := render(&buf, f, format, w, h); err != nil {
 		return fmt.Errorf("plot: cannot save %q: %w", path, err)
@@ -84,6 +85,16 @@ func Save(f Figure, path string) error {
 		return fmt.Errorf("plot: %w", err)
 	}
 	return nil
+}
+
+// CheckExt says whether path names a file Save and SavePanel can write: its
+// extension is .png or .svg (any letter case).
+func CheckExt(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".svg":
+		return nil
+	}
+	return fmt.Errorf("cannot save %q: unsupported extension %q (want .png or .svg)", path, filepath.Ext(path))
 }
 
 // validate reports the first problem that keeps f from being drawn.

@@ -33,6 +33,20 @@ type Machine struct {
 	GPUMemLimitByDevice map[string]int64
 	// PriceUnits is the machine's price (0: unknown).
 	PriceUnits float64
+	// Base names the calibration the machine derives from and WhatIfs
+	// the what-if transforms applied to it, in order (none: the
+	// calibration itself); figures read them.
+	Base    string
+	WhatIfs []WhatIf
+}
+
+// WhatIf is one what-if transform of a machine: its Kind (the flag:
+// "gpus", "pci-bw-scale", "gpu-mem", "gpu-from") and value (Value; Text
+// for gpu-from, the other calibration's name).
+type WhatIf struct {
+	Kind  string
+	Value float64
+	Text  string
 }
 
 // Plan is what to sweep. Options is the template of every run (its Sched is
