@@ -4,7 +4,7 @@ BIN       := bin/starsim
 FUZZTIME  ?= 30s
 PKGS      := ./...
 
-.PHONY: all build run demo test lint bench fuzz clean pgo
+.PHONY: all build run demo test lint bench fuzz clean pgo figures
 
 all: build
 
@@ -34,6 +34,11 @@ lint:
 # CLI, which go build applies by itself) from runs on ../shared's attila.
 pgo:
 	./tools/pgo/profile.sh
+
+# Regenerates the README's figures (docs/figures) and their manifest;
+# TestFigures fails when they are stale. Needs ../shared.
+figures:
+	$(GO) test -count=1 -run '^TestFigures$$' ./cmd/starsim -args -figures
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

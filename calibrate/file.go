@@ -34,7 +34,23 @@ type File struct {
 	Costs     Costs         `json:"costs"`
 	Kernels   []KernelModel `json:"kernels"`
 	Power     []ArchPower   `json:"power,omitempty"`
+	// Unreadable lists the StarPU model files Import could not read.
+	// StarPU reads a model only when a codelet uses it: a run that needs
+	// one of these models fails with its FILE:LINE; other runs go on.
+	Unreadable []UnreadableModel `json:"unreadable_models,omitempty"`
 }
+
+// UnreadableModel is a StarPU model file that could not be read: where and
+// why.
+type UnreadableModel struct {
+	Model  string `json:"model"` // the model symbol: "starpu_dlu_lu_model_gemm"
+	File   string `json:"file"`
+	Line   int    `json:"line"` // 0: the file as a whole
+	Reason string `json:"reason"`
+}
+
+// Err is the model's FILE:LINE: reason error.
+func (u UnreadableModel) Err() error { return srcerr.Errorf(u.File, u.Line, "%s", u.Reason) }
 
 // Machine is the hardware: CPU cores and accelerators. Memory nodes are
 // "RAM" and each device's Name.

@@ -24,16 +24,50 @@ import (
 //   - serialized: StarPU's rules (crossed device-to-device copies, and a
 //     device-to-device copy with any copy into one of its ends);
 //   - kernels: every comb, implementation, regression and history entry of
-//     every codelets/45/*.HOST model.
+//     every readable codelets/45/*.HOST model; the files that cannot be
+//     read are listed in Unreadable (StarPU reads a model only when a
+//     codelet uses it, so they matter only to work that needs them).
 //
 // NUMA nodes beyond the first are ignored, as StarPU's simulator does. It
-// returns warnings for what it had to leave out.
-func Import(dir, host string) (*File, []string, error) {
+// returns warnings for what it had to leave out or read in a way worth a
+// word (Warning.Model names the model when the warning is about one).
+// Without any readable model it fails, naming the first unreadable file.
+func Import(dir, host string) (*File, []Warning, error) {
+	return ImportWith(dir, host, ImportOptions{})
+}
+
+// ImportOptions change how Import treats what StarPU's reader accepts.
+type ImportOptions struct {
+	// Strict fails on the first model file that cannot be read, and on
+	// any model read only the way StarPU reads it (data after the declared
+	// combinations, another section order), instead of going on.
+	Strict bool
+}
+
+// Warning is a remark of Import; Model is the model symbol it is about,
+// "" for the machine, bus and platform files.
+type Warning struct {
+	Model, Msg string
+}
+
+func (w Warning) String() string { return w.Msg }
+
+// ImportWith is Import with options.
+func ImportWith(dir, host string, o ImportOptions) (*File, []Warning, error) {
 	s, err := starpu.ReadSampling(dir, host)
 	if err != nil {
 		return nil, nil, err
 	}
-	var warn []string
+	if o.Strict && len(s.Unreadable) > 0 {
+		return nil, nil, s.Unreadable[0].Err
+	}
+	if len(s.Models) == 0 {
+		return nil, nil, fmt.Errorf("%s (host %s): no model file could be read, the first: %w", dir, host, s.Unreadable[0].Err)
+	}
+	var warn []Warning
+	machineWarn := func(format string, args ...any) {
+		warn = append(warn, Warning{Msg: fmt.Sprintf(format, args...)})
+	}
 	var plat *platforms.Platform
 	var platErr error // why the platform file was not used
 	platFile := s.PlatformV4
@@ -44,7 +78,7 @@ func Import(dir, host string) (*File, []string, error) {
 		// StarPU writes unusable platforms for some machines (a CPU-only host
 		// gets links of bandwidth 0): fall back on the bus matrices then.
 		if plat, err = platforms.ParseFile(platFile); err != nil {
-			warn = append(warn, fmt.Sprintf("platform file not used: %v", err))
+			machineWarn("platform file not used: %v", err)
 			plat, platFile, platErr = nil, "", err
 		}
 	}
@@ -78,7 +112,7 @@ func Import(dir, host string) (*File, []string, error) {
 		}
 	} else {
 		flatNetwork(f, s.Bus, nodes, busIdx)
-		warn = append(warn, fmt.Sprintf("no usable %s.platform[.v4].xml: built StarPU's flat network from the bus matrices", host))
+		machineWarn("no usable %s.platform[.v4].xml: built StarPU's flat network from the bus matrices", host)
 	}
 	for i, src := range nodes {
 		for j, dst := range nodes {
@@ -88,18 +122,25 @@ func Import(dir, host string) (*File, []string, error) {
 			bw := s.Bus.BandwidthMBps[busIdx[i]][busIdx[j]]
 			lat := s.Bus.LatencyUS[busIdx[i]][busIdx[j]]
 			if !(bw > 0) || math.IsInf(bw, 0) || !(lat >= 0) || math.IsInf(lat, 0) {
-				warn = append(warn, fmt.Sprintf("transfer %s->%s: no finite bandwidth/latency in the bus files", src, dst))
+				machineWarn("transfer %s->%s: no finite bandwidth/latency in the bus files", src, dst)
 				continue
 			}
 			f.Transfers = append(f.Transfers, Transfer{Src: src, Dst: dst, PredictedLatencyS: lat * 1e-6, PredictedBandwidthBps: bw * 1e6})
 		}
 	}
 	f.Serial = starpuSerialPairs(f.Machine.Devices)
-	w, err := importKernels(f, s.Models)
-	if err != nil {
-		return nil, nil, err
+	for _, m := range s.Models {
+		if o.Strict && len(m.Notes) > 0 {
+			return nil, nil, m.Notes[0]
+		}
+		for _, n := range m.Notes {
+			warn = append(warn, Warning{Model: m.Symbol, Msg: n.Error()})
+		}
 	}
-	warn = append(warn, w...)
+	for _, u := range s.Unreadable {
+		f.Unreadable = append(f.Unreadable, UnreadableModel{Model: u.Symbol, File: u.Err.File, Line: u.Err.Line, Reason: u.Err.Msg})
+	}
+	warn = append(warn, importKernels(f, s.Models)...)
 	if err := f.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("%s (host %s): imported calibration is inconsistent: %w", dir, host, err)
 	}
@@ -252,28 +293,38 @@ func starpuSerialPairs(devs []Device) []SerialPair {
 	return out
 }
 
-func importKernels(f *File, models []*starpu.PerfModel) ([]string, error) {
-	var warn []string
+// importKernels adds every implementation of models to f. An entry with a
+// NaN or infinite value is left out (StarPU's simulator could not use it);
+// infinite regression values, which the calibration cannot hold, become
+// unknown (NaN): starsim uses the history only.
+func importKernels(f *File, models []*starpu.PerfModel) []Warning {
+	var warn []Warning
+	noInf := func(v float64) Float {
+		if math.IsInf(v, 0) {
+			return Float(math.NaN())
+		}
+		return Float(v)
+	}
 	for _, m := range models {
 		for _, c := range m.Combs {
 			arch := c.Arch()
 			for i, im := range c.Impls {
-				km := KernelModel{Model: m.Symbol, Arch: arch, Impl: i}
+				km := KernelModel{Model: m.Symbol, Arch: arch, Impl: i, Entries: []KernelEntry{}}
 				r := im.Regression
-				km.Regression = &Regression{SumLnX: Float(r.SumLnX), SumLnX2: Float(r.SumLnX2), SumLnY: Float(r.SumLnY), SumLnXLnY: Float(r.SumLnXLnY),
-					Alpha: Float(r.Alpha), Beta: Float(r.Beta), N: r.N, MinX: r.MinX, MaxX: r.MaxX}
+				km.Regression = &Regression{SumLnX: noInf(r.SumLnX), SumLnX2: noInf(r.SumLnX2), SumLnY: noInf(r.SumLnY), SumLnXLnY: noInf(r.SumLnXLnY),
+					Alpha: noInf(r.Alpha), Beta: noInf(r.Beta), N: r.N, MinX: r.MinX, MaxX: r.MaxX}
 				nl := im.NLRegression
-				km.NLRegression = &NLRegression{A: Float(nl.A), B: Float(nl.B), C: Float(nl.C)}
+				km.NLRegression = &NLRegression{A: noInf(nl.A), B: noInf(nl.B), C: noInf(nl.C)}
 				if im.MultiRegression != nil {
 					mr := &MultiRegression{}
 					for _, c := range im.MultiRegression.Coeffs {
-						mr.Coefs = append(mr.Coefs, Float(c))
+						mr.Coefs = append(mr.Coefs, noInf(c))
 					}
 					km.MultiRegression = mr
 				}
 				for _, e := range im.Entries {
-					if !(e.MeanUS >= 0) || math.IsInf(e.MeanUS, 0) || !(e.DevUS >= 0) || math.IsInf(e.DevUS, 0) {
-						warn = append(warn, fmt.Sprintf("%s:%d: %s %s footprint %08x: mean or deviation is not a finite non-negative number; entry left out", m.File, e.Line, m.Symbol, arch, e.Footprint))
+					if !finite(e.MeanUS) || !finite(e.DevUS) || math.IsInf(e.Sum, 0) || math.IsInf(e.Sum2, 0) || math.IsInf(e.Flops, 0) {
+						warn = append(warn, Warning{Model: m.Symbol, Msg: fmt.Sprintf("%s:%d: %s %s footprint %08x: mean, deviation, sum or flops is NaN or infinite; entry left out", m.File, e.Line, m.Symbol, arch, e.Footprint)})
 						continue
 					}
 					km.Entries = append(km.Entries, KernelEntry{
@@ -285,5 +336,5 @@ func importKernels(f *File, models []*starpu.PerfModel) ([]string, error) {
 			}
 		}
 	}
-	return warn, nil
+	return warn
 }

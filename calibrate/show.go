@@ -33,6 +33,8 @@ type Summary struct {
 	Transfers []Transfer  `json:"transfers"`
 	Costs     Costs       `json:"costs"`
 	Kernels   []KernelRow `json:"kernels"`
+	// Unreadable are the model files the import skipped.
+	Unreadable []UnreadableModel `json:"unreadable_models,omitempty"`
 }
 
 // Rows flattens the kernel models, sorted by model, arch, impl, then size
@@ -95,7 +97,7 @@ func splitArch(s string) (string, int) {
 // Summarize returns the data `calibrate show` prints.
 func (f *File) Summarize() *Summary {
 	return &Summary{Name: f.Name, Machine: f.Machine, Links: f.Network.Links, Routes: f.Network.Routes,
-		Transfers: f.Transfers, Costs: f.Costs, Kernels: f.Rows()}
+		Transfers: f.Transfers, Costs: f.Costs, Kernels: f.Rows(), Unreadable: f.Unreadable}
 }
 
 // WriteText prints the calibration for people: machine, kernels (as
@@ -141,6 +143,12 @@ func (f *File) WriteText(w io.Writer) error {
 		{"task push", c.TaskPushS}, {"fetch input per buffer", c.FetchInputPerBufS},
 	} {
 		fmt.Fprintf(tw, "%s\t%.6g\n", kv.k, kv.v*1e6)
+	}
+	if len(f.Unreadable) > 0 {
+		fmt.Fprintf(tw, "\nUNREADABLE MODEL\tWHERE AND WHY (a run that needs it fails)\n")
+		for _, u := range f.Unreadable {
+			fmt.Fprintf(tw, "%s\t%v\n", u.Model, u.Err())
+		}
 	}
 	return tw.Flush()
 }

@@ -90,7 +90,7 @@ func (f *File) Validate() error {
 	if f.Name == "" {
 		return verr([]any{"name"}, "name is empty")
 	}
-	for _, check := range []func() error{f.validateMachine, f.validateNetwork, f.validateTransfers, f.validateCosts, f.validateKernels} {
+	for _, check := range []func() error{f.validateMachine, f.validateNetwork, f.validateTransfers, f.validateCosts, f.validateKernels, f.validateUnreadable} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -311,6 +311,21 @@ func (f *File) validateKernels() error {
 					return err
 				}
 			}
+		}
+	}
+	return nil
+}
+
+func (f *File) validateUnreadable() error {
+	for i, u := range f.Unreadable {
+		p := []any{"unreadable_models", i}
+		switch {
+		case u.Model == "":
+			return verr(append(p, "model"), "model symbol is empty")
+		case u.File == "":
+			return verr(append(p, "file"), "file is empty")
+		case u.Line < 0:
+			return verr(append(p, "line"), "line must be >= 0 (0: the whole file), got %d", u.Line)
 		}
 	}
 	return nil

@@ -645,6 +645,7 @@ func (f *File) whatifCopy() *File {
 	g.Serial = slices.Clone(f.Serial)
 	g.Kernels = whatifMapSlice(f.Kernels, KernelModel.whatifCopy)
 	g.Power = slices.Clone(f.Power)
+	g.Unreadable = slices.Clone(f.Unreadable)
 	return &g
 }
 

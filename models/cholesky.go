@@ -1,6 +1,9 @@
 package models
 
-import "github.com/starsim/starsim/runtime"
+import (
+	"github.com/starsim/starsim/models/generation"
+	"github.com/starsim/starsim/runtime"
+)
 
 // Cholesky model symbols (cholesky_kernels.c / cholesky_models.c).
 const (
@@ -35,10 +38,15 @@ const (
 // are STARPU_RW unless the example runs with -commute). Priorities: see
 // cholPrio. Flops: FLOPS_SPOTRF/STRSM/SSYRK/SGEMM of the tile (flops.go).
 // Only the lower triangle's nb(nb+1)/2 tiles are handles.
+//
+// With Options.Generation V13 the graph is StarPU 1.3's (Cholesky13).
 func Cholesky(o Options) (*runtime.Graph, error) {
 	nb, err := o.validate()
 	if err != nil {
 		return nil, err
+	}
+	if o.Generation == generation.V13 {
+		return cholesky13(o, nb)
 	}
 	f := float64(nb)
 	if err := checkSize("cholesky", nb, f*f*f/6+f*f, f*f/2+f); err != nil {
@@ -62,23 +70,107 @@ func Cholesky(o Options) (*runtime.Graph, error) {
 	fSYRK, fGEMM := syrkFlops(bs, bs), gemmFlops(bs, bs, bs)
 	p := newCholPrio(o, nb)
 
+	mPOTRF, mTRSM := o.symbol("POTRF", cholModelPOTRF), o.symbol("TRSM", cholModelTRSM)
+	mSYRK, mGEMM := o.symbol("SYRK", cholModelSYRK), o.symbol("GEMM", cholModelGEMM)
+
 	bld.iterations(nb, func(k int) (tasks, bufs, wont int) {
 		r := nb - 1 - k
 		return 1 + 2*r + r*(r-1)/2, 1 + 4*r + 3*(r*(r-1)/2), 1 + r
 	}, func(bld *builder, k int) {
 		akk := t.id(k, k)
-		bld.submit("POTRF", cholModelPOTRF, fPOTRF, p.potrf(k), rw(akk))
+		bld.submit("POTRF", mPOTRF, fPOTRF, p.potrf(k), rw(akk))
 		bld.syncGPU() // cl11 has no STARPU_CUDA_ASYNC (cholesky_kernels.c)
 		for m := k + 1; m < nb; m++ {
-			bld.submit("TRSM", cholModelTRSM, fTRSM, p.trsm(k, m), r(akk), rw(t.id(m, k)))
+			bld.submit("TRSM", mTRSM, fTRSM, p.trsm(k, m), r(akk), rw(t.id(m, k)))
 		}
 		bld.wontUse(akk)
 		for n := k + 1; n < nb; n++ {
 			ank := t.id(n, k)
-			bld.submit("SYRK", cholModelSYRK, fSYRK, p.syrk(k, n), r(ank), rw(t.id(n, n)))
+			bld.submit("SYRK", mSYRK, fSYRK, p.syrk(k, n), r(ank), rw(t.id(n, n)))
 			for m := n + 1; m < nb; m++ {
-				bld.submit("GEMM", cholModelGEMM, fGEMM, p.gemm(k, m, n),
+				bld.submit("GEMM", mGEMM, fGEMM, p.gemm(k, m, n),
 					r(t.id(m, k)), r(ank), rw(t.id(m, n)))
+			}
+			bld.wontUse(ank)
+		}
+	})
+	return g, nil
+}
+
+// StarPU 1.3's Cholesky model symbols (cholesky_implicit.c's
+// initialize_chol_model calls).
+const (
+	chol13ModelPOTRF = "chol_model_11"
+	chol13ModelTRSM  = "chol_model_21"
+	chol13ModelGEMM  = "chol_model_22"
+)
+
+// cholesky13 is the task graph of StarPU 1.3's
+// examples/cholesky/cholesky_implicit.c. It differs from 1.4's in the
+// trailing update: there is no SYRK codelet, the diagonal tile is updated
+// by a GEMM task of the same codelet (cl22) reading the panel tile twice:
+//
+//	for k in 0..nb-1:
+//	    POTRF   A[k][k] RW                          (cl11, chol_model_11)
+//	    for m in k+1..nb-1:
+//	        TRSM    A[k][k] R, A[m][k] RW           (cl21, chol_model_21)
+//	    wont_use(A[k][k])
+//	    for n in k+1..nb-1:
+//	        for m in n..nb-1:
+//	            GEMM    A[m][k] R, A[n][k] R, A[m][n] RW   (cl22, chol_model_22)
+//	        wont_use(A[n][k])
+//
+// so a GEMM with m = n reads A[n][k] twice (StarPU fetches it once). Its
+// footprint folds three tile footprints, as every GEMM's, and its flops
+// are FLOPS_SGEMM's. Priorities, as 1.3 writes them (unbound: the
+// scheduler's range is INT_MIN..INT_MAX):
+//
+//	          unbound         bounded
+//	POTRF(k)  2nb-2k          MAX
+//	TRSM(k,m) 2nb-2k-m        m == k+1 ? MAX : 0
+//	GEMM(k,m,n) 2nb-2k-m-n    (m == k+1 && n == k+1) ? MAX : 0
+//
+// which give a diagonal GEMM (m = n) the priority 1.4 gives its SYRK.
+func cholesky13(o Options, nb int) (*runtime.Graph, error) {
+	f := float64(nb)
+	if err := checkSize("cholesky", nb, f*f*f/6+f*f, f*f/2+f); err != nil {
+		return nil, err
+	}
+	hs, t := newTiles(o, nb, func(r, c int) bool { return r >= c })
+	g := &runtime.Graph{
+		Name:       graphName("cholesky", o),
+		Handles:    hs,
+		TotalFlops: CholeskyFlops(float64(o.N)),
+	}
+	ntrsm := nb * (nb - 1) / 2
+	ngemm := nb*(nb-1)*(nb-2)/6 + ntrsm // off-diagonal and diagonal updates
+	ntasks := nb + ntrsm + ngemm
+	nbufs := nb + 2*ntrsm + 3*ngemm
+	nwont := nb + ntrsm
+	bld := newBuilder(g, ntasks, nbufs, nwont)
+
+	bs := float64(o.Block)
+	fPOTRF, fTRSM, fGEMM := potrfFlops(bs), cholTrsmFlops(bs), gemmFlops(bs, bs, bs)
+	p := newCholPrio(o, nb)
+	mPOTRF, mTRSM, mGEMM := o.symbol("POTRF", chol13ModelPOTRF), o.symbol("TRSM", chol13ModelTRSM), o.symbol("GEMM", chol13ModelGEMM)
+
+	bld.iterations(nb, func(k int) (tasks, bufs, wont int) {
+		r := nb - 1 - k
+		return 1 + r + r*(r+1)/2, 1 + 2*r + 3*(r*(r+1)/2), 1 + r
+	}, func(bld *builder, k int) {
+		akk := t.id(k, k)
+		bld.submit("POTRF", mPOTRF, fPOTRF, p.potrf(k), rw(akk))
+		bld.syncGPU() // cl11 has no STARPU_CUDA_ASYNC (1.3's cholesky_kernels.c)
+		for m := k + 1; m < nb; m++ {
+			bld.submit("TRSM", mTRSM, fTRSM, p.trsm(k, m), r(akk), rw(t.id(m, k)))
+		}
+		bld.wontUse(akk)
+		for n := k + 1; n < nb; n++ {
+			ank := t.id(n, k)
+			for m := n; m < nb; m++ {
+				// p.gemm is 1.3's formula for every m >= n (its m = n
+				// case is what 1.4's SYRK gets).
+				bld.submit("GEMM", mGEMM, fGEMM, p.gemm(k, m, n), r(t.id(m, k)), r(ank), rw(t.id(m, n)))
 			}
 			bld.wontUse(ank)
 		}

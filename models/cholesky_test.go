@@ -32,9 +32,17 @@ func describe(g *runtime.Graph, task runtime.Task) (bufs, wont []string) {
 
 func checkListing(t *testing.T, app string, n int, want []wantTask) {
 	t.Helper()
+	checkListingWith(t, app, Options{N: n, Block: 960}, want)
+}
+
+// checkListingWith is checkListing for the options o (its PrioritySched
+// set to each scheduler in turn).
+func checkListingWith(t *testing.T, app string, o Options, want []wantTask) {
+	t.Helper()
 	scheds := []string{"dmdas", "dmda", "heteroprio"}
 	for si, sched := range scheds {
-		g := mustGraph(t, app, Options{N: n, Block: 960, PrioritySched: sched})
+		o.PrioritySched = sched
+		g := mustGraph(t, app, o)
 		require.Len(t, g.Tasks, len(want))
 		for i, w := range want {
 			task := g.Tasks[i]

@@ -1,6 +1,9 @@
 package models
 
-import "github.com/starsim/starsim/runtime"
+import (
+	"github.com/starsim/starsim/models/generation"
+	"github.com/starsim/starsim/runtime"
+)
 
 // LU is the task graph of examples/lu/xlu_implicit.c (LU without pivoting,
 // implicit dependencies), as lu_implicit_example_float/double runs it.
@@ -33,6 +36,13 @@ import "github.com/starsim/starsim/runtime"
 // (Single) / starpu_dlu_lu_model_getrf (Double), _trsm_ll, _trsm_ru, _gemm,
 // plus Options.BLASVariant's suffix. Flops: see flops.go (the example sets
 // none; starsim uses LAWN 41 counts).
+//
+// StarPU 1.3 (Options.Generation V13) submits the same tasks on the same
+// tiles in the same order (create_task_11/12/21/22 of its xlu_implicit.c,
+// models lu_model_11/12/21/22: 12 is TRSM_LL, 21 TRSM_RU), with other
+// priorities: STARPU_MAX_PRIO for GETRF, for the TRSMs of i = k+1 and for
+// the GEMM of i = j = k+1, the default 0 for the others. MAX_PRIO is the
+// scheduler's (PriorityRange): 0 under dmda, INT_MAX under dmdas.
 func LU(o Options) (*runtime.Graph, error) {
 	nb, err := o.validate()
 	if err != nil {
@@ -44,10 +54,16 @@ func LU(o Options) (*runtime.Graph, error) {
 	}
 	suffix, _ := blasSuffix(o.BLASVariant)
 	prefix := "starpu_" + o.Precision.luPrefix() + "lu_lu_model_"
-	mGETRF := prefix + "getrf" + suffix
-	mTRSMLL := prefix + "trsm_ll" + suffix
-	mTRSMRU := prefix + "trsm_ru" + suffix
-	mGEMM := prefix + "gemm" + suffix
+	names := [4]string{"getrf", "trsm_ll", "trsm_ru", "gemm"}
+	old := o.Generation == generation.V13
+	if old {
+		names = [4]string{"11", "12", "21", "22"}
+	}
+	mGETRF := o.symbol("GETRF", prefix+names[0]+suffix)
+	mTRSMLL := o.symbol("TRSM_LL", prefix+names[1]+suffix)
+	mTRSMRU := o.symbol("TRSM_RU", prefix+names[2]+suffix)
+	mGEMM := o.symbol("GEMM", prefix+names[3]+suffix)
+	_, maxPrio, _ := PriorityRange(o.PrioritySched)
 
 	hs, t := newTiles(o, nb, func(r, c int) bool { return true })
 	// sub(x, y) of the source: block column x, block row y.
@@ -72,22 +88,41 @@ func LU(o Options) (*runtime.Graph, error) {
 		}
 		return v
 	}
+	// prio13 is 1.3's: MAX_PRIO on the critical path, else 0.
+	prio13 := func(critical bool) int {
+		if o.NoPrio || !critical {
+			return 0
+		}
+		return maxPrio
+	}
 
 	bld.iterations(nb, func(k int) (tasks, bufs, wont int) {
 		r := nb - 1 - k
 		return 1 + 2*r + r*r, 1 + 4*r + 3*r*r, 1 + 2*r
 	}, func(bld *builder, k int) {
 		kk := sub(k, k)
-		bld.submit("GETRF", mGETRF, fGETRF, prio(3*nb-3*k), rw(kk))
+		pGETRF := prio(3*nb - 3*k)
+		if old {
+			pGETRF = prio13(true)
+		}
+		bld.submit("GETRF", mGETRF, fGETRF, pGETRF, rw(kk))
 		bld.syncGPU() // cl11 has no STARPU_CUDA_ASYNC (xlu_kernels.c)
 		for i := k + 1; i < nb; i++ {
-			bld.submit("TRSM_LL", mTRSMLL, fTRSM, prio(3*nb-(2*k+i)), r(kk), rw(sub(i, k)))
-			bld.submit("TRSM_RU", mTRSMRU, fTRSM, prio(3*nb-(2*k+i)), r(kk), rw(sub(k, i)))
+			pTRSM := prio(3*nb - (2*k + i))
+			if old {
+				pTRSM = prio13(i == k+1)
+			}
+			bld.submit("TRSM_LL", mTRSMLL, fTRSM, pTRSM, r(kk), rw(sub(i, k)))
+			bld.submit("TRSM_RU", mTRSMRU, fTRSM, pTRSM, r(kk), rw(sub(k, i)))
 		}
 		bld.wontUse(kk)
 		for i := k + 1; i < nb; i++ {
 			for j := k + 1; j < nb; j++ {
-				bld.submit("GEMM", mGEMM, fGEMM, prio(3*nb-(k+i+j)),
+				pGEMM := prio(3*nb - (k + i + j))
+				if old {
+					pGEMM = prio13(i == k+1 && j == k+1)
+				}
+				bld.submit("GEMM", mGEMM, fGEMM, pGEMM,
 					r(sub(k, i)), r(sub(j, k)), rw(sub(j, i)))
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/starsim/starsim/calibrate/starpu"
+	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 )
 
@@ -71,6 +72,24 @@ type Options struct {
 	// its BLAS: "" (none), "atlas", "goto" or "openblas"
 	// (starpu_slu_lu_model_gemm_openblas). Cholesky symbols have no suffix.
 	BLASVariant string
+	// Generation is the StarPU generation whose example the graph follows:
+	// generation.V14 (also the zero value, Auto) or V13, whose Cholesky has
+	// no SYRK task (the diagonal update is a GEMM) and whose priorities
+	// differ (see Cholesky13, LU).
+	Generation generation.Gen
+	// Symbols, when set, gives the model symbol of kernels by task name
+	// ("GEMM" -> "starpu_slu_lu_model_gemm_openblas"), as a calibration
+	// names them (generation.Resolution.Symbols); other kernels get the
+	// generation's symbol (LU's with BLASVariant's suffix).
+	Symbols map[string]string
+}
+
+// symbol is the model symbol of kernel: Symbols' if set, else def.
+func (o Options) symbol(kernel, def string) string {
+	if s, ok := o.Symbols[kernel]; ok {
+		return s
+	}
+	return def
 }
 
 // New builds the graph of app, "cholesky" or "lu" (case-insensitive).
@@ -105,6 +124,9 @@ func (o Options) validate() (nb int, err error) {
 	}
 	if _, _, err := PriorityRange(o.PrioritySched); err != nil {
 		return 0, err
+	}
+	if o.Generation != generation.Auto && o.Generation != generation.V13 && o.Generation != generation.V14 {
+		return 0, fmt.Errorf("models: unknown StarPU generation %s", o.Generation)
 	}
 	return o.N / o.Block, nil
 }
@@ -295,6 +317,9 @@ func r(h int) runtime.Access  { return runtime.Access{Handle: h, Mode: runtime.R
 func rw(h int) runtime.Access { return runtime.Access{Handle: h, Mode: runtime.RW} }
 
 func graphName(app string, o Options) string {
+	if o.Generation == generation.V13 {
+		return fmt.Sprintf("%s N=%d block=%d %s StarPU-1.3", app, o.N, o.Block, o.Precision)
+	}
 	return fmt.Sprintf("%s N=%d block=%d %s", app, o.N, o.Block, o.Precision)
 }
 

@@ -177,8 +177,12 @@ func init() {
 func (d *dmda) Init(v View) {
 	d.v = v.(*Simulator)
 	// StarPU's defaults: STARPU_SCHED_ALPHA=1, BETA=1, GAMMA=1000 (µs per
-	// joule), IDLE_POWER=0.
-	d.alpha, d.beta, d.gamma = 1, 1, 1000
+	// joule), IDLE_POWER=0; Options.DMWeights replaces the first three.
+	w := DefaultDMWeights
+	if o := d.v.opts.DMWeights; o != nil {
+		w = *o
+	}
+	d.alpha, d.beta, d.gamma = w.Alpha, w.Beta, w.Gamma
 	nodes := 0
 	for _, w := range v.Workers() {
 		d.w = append(d.w, &dmWorker{expStart: v.NowUS()})

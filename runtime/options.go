@@ -24,8 +24,16 @@ type Options struct {
 	Durations   Durations
 	Seed        uint64
 	// GPUMemLimitBytes overrides every GPU's capacity (0: StarPU's default,
-	// 90 % of the device memory, rounded down to whole MiB).
+	// 90 % of the device memory, rounded down to whole MiB), as StarPU's
+	// STARPU_LIMIT_CUDA_MEM does.
 	GPUMemLimitBytes int64
+	// GPUMemLimitByDevice overrides the capacity of the GPUs it names
+	// (device name, "CUDA1", to bytes) when GPUMemLimitBytes is 0, as
+	// StarPU's STARPU_LIMIT_CUDA_<id>_MEM does.
+	GPUMemLimitByDevice map[string]int64
+	// DMWeights, when set, replaces the dm family's fitness weights
+	// (StarPU's STARPU_SCHED_ALPHA, _BETA, _GAMMA; DefaultDMWeights).
+	DMWeights *DMWeights
 	// NoPrefetch disables push-time prefetch (STARPU_PREFETCH=0).
 	NoPrefetch bool
 	// StarPUTransferFactor reproduces StarPU's transfer prediction, which
@@ -63,6 +71,13 @@ type Options struct {
 	// Check verifies the run's invariants and fails on a violation.
 	Check bool
 }
+
+// DMWeights weigh the terms of the dm family's fitness: Alpha the expected
+// end, Beta the transfer penalty, Gamma (µs per joule) the energy.
+type DMWeights struct{ Alpha, Beta, Gamma float64 }
+
+// DefaultDMWeights are StarPU's: STARPU_SCHED_ALPHA=1, _BETA=1, _GAMMA=1000.
+var DefaultDMWeights = DMWeights{Alpha: 1, Beta: 1, Gamma: 1000}
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {

@@ -2,9 +2,11 @@ package runtime
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -198,6 +200,11 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	if opts.GPUMemLimitBytes < 0 {
 		return nil, fmt.Errorf("GPU memory limit %d bytes is negative (0: StarPU's default)", opts.GPUMemLimitBytes)
 	}
+	for _, dev := range slices.Sorted(maps.Keys(opts.GPUMemLimitByDevice)) {
+		if l := opts.GPUMemLimitByDevice[dev]; l < 0 {
+			return nil, fmt.Errorf("GPU memory limit of %s, %d bytes, is negative (0: StarPU's default)", dev, l)
+		}
+	}
 	if iv := opts.SampleIntervalS; iv < 0 || math.IsNaN(iv) || math.IsInf(iv, 0) {
 		return nil, fmt.Errorf("sample interval %v s: want a finite interval >= 0 (0: no sampling)", iv)
 	}
@@ -265,6 +272,9 @@ func (s *Simulator) buildNodes() error {
 			break
 		}
 		capacity := (d.MemoryBytes >> 20) * 9 / 10 << 20
+		if l, ok := s.opts.GPUMemLimitByDevice[d.Name]; ok && l > 0 {
+			capacity = l
+		}
 		if s.opts.GPUMemLimitBytes > 0 {
 			capacity = s.opts.GPUMemLimitBytes
 		} else if capacity <= 0 {
@@ -1015,8 +1025,25 @@ func (s *Simulator) arrived(id int) {
 	t := &s.tasks[id]
 	t.nfetching--
 	if t.nfetching == 0 {
-		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(len(t.bufs)), s.readyCall, int(t.id))
+		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.bufs)), s.readyCall, int(t.id))
 	}
+}
+
+// distinctBufs counts the different data among bufs: StarPU's fetch takes
+// a data a task lists twice once (_starpu_fetch_task_input skips the
+// duplicate), and pays the per-buffer cost once.
+func distinctBufs(bufs []taskBuf) int {
+	n := 0
+	for k, b := range bufs {
+		dup := false
+		for _, c := range bufs[:k] {
+			dup = dup || c.h == b.h
+		}
+		if !dup {
+			n++
+		}
+	}
+	return n
 }
 
 // inputsReady: t's inputs are on w's node. A GPU driver then spends the

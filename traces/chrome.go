@@ -64,9 +64,9 @@ type Chrome struct {
 	ended  bool
 	closed bool
 
-	nodeIdx  map[string]int
-	nodes    []string
-	used     []*chromeCounter // per node
+	rc       *runCounters
+	used     []*chromeCounter // per node index of rc
+	dirs     []*chromeDir     // per direction index of rc
 	workers  []chromeWorker
 	ready    *chromeCounter
 	counters []*chromeCounter // every series, to flush at the end
@@ -76,21 +76,12 @@ type Chrome struct {
 	flowAt     []int64
 	flowWorker []int32
 	nflow      uint64
-
-	open     map[uint64]chromeXfer
-	dirs     map[[2]int]*chromeDir
-	dirOrder int
 }
 
 type chromeWorker struct {
 	state   string // current state, "" before Start
 	sinceNs int64
 	task    int // task of the current state, -1: none
-}
-
-type chromeXfer struct {
-	dir   *chromeDir
-	bytes int64
 }
 
 type chromeDir struct {
@@ -116,8 +107,16 @@ type chromeCounter struct {
 // are written as they arrive (through a bounded buffer); Close writes the
 // metadata (the Header), ends the JSON object and flushes.
 func NewChrome(w io.Writer, h Header) *Chrome {
-	c := &Chrome{w: bufio.NewWriterSize(w, 64<<10), h: h, first: true,
-		nodeIdx: map[string]int{}, open: map[uint64]chromeXfer{}, dirs: map[[2]int]*chromeDir{}}
+	c := &Chrome{w: bufio.NewWriterSize(w, 64<<10), h: h, first: true, rc: newRunCounters()}
+	c.rc.onNode = func(_ int, n string) {
+		c.used = append(c.used, c.newCounter(chromeMemory, "used "+n, "bytes"))
+	}
+	c.rc.onDir = func(idx int, name, _, _ string) {
+		d := &chromeDir{name: name, tid: idx + 1}
+		d.inFlight = c.newCounter(chromeTransfers, "in flight "+d.name, "bytes")
+		c.dirs = append(c.dirs, d)
+		c.meta("thread_name", chromeTransfers, d.tid, d.name, 0)
+	}
 	c.w.WriteString(`{"traceEvents":[`)
 	return c
 }
@@ -137,10 +136,14 @@ func (c *Chrome) Close() error {
 	b = appendJSONString(b, c.h.Version)
 	b = append(b, ",\"command\":"...)
 	b = appendJSONString(b, c.h.Command)
+	if c.h.Machine != "" {
+		b = append(b, ",\"machine\":"...)
+		b = appendJSONString(b, c.h.Machine)
+	}
 	b = append(b, ",\"seed\":"...)
 	b = strconv.AppendUint(b, c.h.Seed, 10)
 	b = append(b, ",\"time_unit\":\"us of simulated time\",\"memory_nodes\":["...)
-	for i, n := range c.nodes {
+	for i, n := range c.rc.nodes {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -197,7 +200,7 @@ func (c *Chrome) meta(what string, pid, tid int, name string, sort int) {
 func (c *Chrome) Start(workers []*runtime.Worker, nodes []string) {
 	c.ready = c.newCounter(chromeSched, "ready tasks", "tasks")
 	for _, n := range nodes {
-		c.nodeIndex(n)
+		c.rc.node(n)
 	}
 	procs := []struct {
 		pid  int
@@ -262,8 +265,7 @@ func (c *Chrome) closeState(id int, ns int64) {
 // TransferStart begins an async slice named after the direction.
 func (c *Chrome) TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, h *runtime.Handle) {
 	ns := nsOf(tS)
-	d := c.dir(src, dst)
-	c.open[id] = chromeXfer{dir: d, bytes: bytes}
+	d := c.dirs[c.rc.transferStart(id, src, dst, bytes)]
 	b := c.begin("b", chromeTransfers, d.tid, ns)
 	b = append(b, `,"name":`...)
 	b = appendJSONString(b, d.name)
@@ -279,50 +281,25 @@ func (c *Chrome) TransferStart(tS float64, id uint64, src, dst string, bytes int
 	}
 	b = append(b, "}}"...)
 	c.emit(b)
-	c.add(d.inFlight, ns, bytes)
+	c.set(d.inFlight, ns, c.rc.inFlight[d.tid-1])
 }
 
 // TransferEnd ends it.
 func (c *Chrome) TransferEnd(tS float64, id uint64) {
-	x, ok := c.open[id]
+	di, ok := c.rc.transferEnd(id)
 	if !ok {
 		return
 	}
-	delete(c.open, id)
+	d := c.dirs[di]
 	ns := nsOf(tS)
-	b := c.begin("e", chromeTransfers, x.dir.tid, ns)
+	b := c.begin("e", chromeTransfers, d.tid, ns)
 	b = append(b, `,"name":`...)
-	b = appendJSONString(b, x.dir.name)
+	b = appendJSONString(b, d.name)
 	b = append(b, `,"cat":"transfer","id":`...)
 	b = strconv.AppendUint(b, id, 10)
 	b = append(b, '}')
 	c.emit(b)
-	c.add(x.dir.inFlight, ns, -x.bytes)
-}
-
-// dir returns the direction src->dst, naming its thread when first seen.
-func (c *Chrome) dir(src, dst string) *chromeDir {
-	k := [2]int{c.nodeIndex(src), c.nodeIndex(dst)}
-	if d, ok := c.dirs[k]; ok {
-		return d
-	}
-	c.dirOrder++
-	d := &chromeDir{name: src + "->" + dst, tid: c.dirOrder}
-	d.inFlight = c.newCounter(chromeTransfers, "in flight "+d.name, "bytes")
-	c.dirs[k] = d
-	c.meta("thread_name", chromeTransfers, d.tid, d.name, 0)
-	return d
-}
-
-func (c *Chrome) nodeIndex(n string) int {
-	if i, ok := c.nodeIdx[n]; ok {
-		return i
-	}
-	i := len(c.nodes)
-	c.nodeIdx[n] = i
-	c.nodes = append(c.nodes, n)
-	c.used = append(c.used, c.newCounter(chromeMemory, "used "+n, "bytes"))
-	return i
+	c.set(d.inFlight, ns, c.rc.inFlight[di])
 }
 
 func (c *Chrome) newCounter(pid int, name, key string) *chromeCounter {
@@ -331,12 +308,12 @@ func (c *Chrome) newCounter(pid int, name, key string) *chromeCounter {
 	return k
 }
 
-// add changes k by delta at ns.
-func (c *Chrome) add(k *chromeCounter, ns, delta int64) {
+// set gives k a new value at ns.
+func (c *Chrome) set(k *chromeCounter, ns, value int64) {
 	if k.pending && ns != k.ns {
 		c.sample(k)
 	}
-	k.value += delta
+	k.value = value
 	k.ns, k.pending = ns, true
 }
 
@@ -369,29 +346,21 @@ func (c *Chrome) flushCounters() {
 
 // Memory updates the node's "memory used" counter (bytes).
 func (c *Chrome) Memory(tS float64, node string, event string, h *runtime.Handle) {
-	if h == nil {
-		return
+	if i, ok := c.rc.memory(node, event, h); ok {
+		c.set(c.used[i], nsOf(tS), c.rc.used[i])
 	}
-	var delta int64
-	switch event {
-	case "allocate":
-		delta = h.SizeBytes
-	case "free", "evict":
-		delta = -h.SizeBytes
-	default:
-		return
-	}
-	c.add(c.used[c.nodeIndex(node)], nsOf(tS), delta)
 }
 
 // Push and Pop update the "ready tasks" counter (pushes - pops).
 func (c *Chrome) Push(tS float64, _ *runtime.TaskState) {
-	c.add(c.ready, nsOf(tS), 1)
+	c.rc.push()
+	c.set(c.ready, nsOf(tS), c.rc.ready)
 }
 
 // Pop is a worker taking a task.
 func (c *Chrome) Pop(tS float64, _ *runtime.Worker, _ *runtime.TaskState) {
-	c.add(c.ready, nsOf(tS), -1)
+	c.rc.pop()
+	c.set(c.ready, nsOf(tS), c.rc.ready)
 }
 
 // TaskDone writes the kernel's complete event and a flow from each

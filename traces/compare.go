@@ -21,6 +21,7 @@ import (
 
 	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/srcerr"
+	"github.com/starsim/starsim/internal/timeline"
 )
 
 // Worker types of KernelRow and DistRow.
@@ -34,7 +35,7 @@ const (
 type Trace struct {
 	// Name labels the trace (the path given to LoadTrace).
 	Name string
-	// Format is "tasks.rec" or "chrome".
+	// Format is "tasks.rec", "chrome" or "paje".
 	Format string
 	// Tasks are the executed tasks only (records with a WorkerId and both
 	// StartTime and EndTime; Control records and StarPU-internal tasks are
@@ -47,12 +48,15 @@ type Trace struct {
 	// Workers are sorted by ID: for tasks.rec, the workers that ran a task
 	// (the file names no others); for Chrome, every named worker thread.
 	Workers []WorkerInfo
-	// TransferSource says where Transfers come from: "chrome" (the trace's
-	// copies, exact), "data.rec" (inferred, see LoadTrace) or "" (unknown:
-	// Transfers is empty).
+	// TransferSource says where Transfers come from: "chrome" or "paje"
+	// (the trace's copies, exact), "data.rec" (inferred, see LoadTrace) or
+	// "" (unknown: Transfers is empty).
 	TransferSource string
 	// Transfers are per direction, sorted by source then destination.
 	Transfers []Transfer
+
+	// panel holds what Timeline draws besides the tasks (nil: nothing).
+	panel *panelData
 }
 
 // WorkerInfo is one worker of a trace.
@@ -78,11 +82,13 @@ type Transfer struct {
 }
 
 // LoadTrace reads a trace. path is a tasks.rec file, a directory holding
-// tasks.rec (and, optionally, data.rec), or a starsim Chrome JSON trace
-// (see Chrome). The format is told by the content: a file whose first
-// non-blank byte is '{' or '[' is read as Chrome JSON, anything else as
-// tasks.rec. A tasks.rec file named "tasks.rec" picks up a data.rec beside
-// it.
+// tasks.rec (and, optionally, data.rec) or else paje.trace, a starsim
+// Chrome JSON trace (see Chrome), or a Paje trace (StarPU's paje.trace or
+// starsim's, see pajeread.go). The format is told by the content: a file
+// whose first non-blank byte is '{' or '[' is read as Chrome JSON, one
+// whose first line (past blanks and '#' comments) starts with %EventDef as
+// Paje, anything else as tasks.rec. A tasks.rec file named "tasks.rec"
+// picks up a data.rec beside it.
 //
 // Errors name the place: "FILE:LINE: reason" for a line that does not
 // parse, for an executed task (a record with a WorkerId) without
@@ -108,7 +114,10 @@ func LoadTrace(path string) (*Trace, error) {
 	if fi.IsDir() {
 		file = filepath.Join(path, "tasks.rec")
 		if _, err := os.Stat(file); err != nil {
-			return nil, srcerr.Errorf(path, 0, "directory holds no tasks.rec")
+			file = filepath.Join(path, "paje.trace")
+			if _, err := os.Stat(file); err != nil {
+				return nil, srcerr.Errorf(path, 0, "directory holds no tasks.rec nor paje.trace")
+			}
 		}
 	}
 	if filepath.Base(file) == "tasks.rec" {
@@ -125,6 +134,9 @@ func LoadTrace(path string) (*Trace, error) {
 	if len(head) > 0 && (head[0] == '{' || head[0] == '[') {
 		return readChromeTrace(data, file, path)
 	}
+	if IsPaje(data) {
+		return readPajeTrace(data, file, path)
+	}
 	return readRecTrace(data, file, dataFile, path)
 }
 
@@ -134,7 +146,8 @@ func readRecTrace(data []byte, file, dataFile, name string) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{Name: name, Format: "tasks.rec"}
+	t := &Trace{Name: name, Format: "tasks.rec", panel: &panelData{absent: map[string]string{
+		timeline.GroupReady: "not in tasks.rec", timeline.GroupMemory: "not in tasks.rec", timeline.GroupInFlight: "not in tasks.rec"}}}
 	workers := map[int]WorkerInfo{}
 	workerLine := map[int]int{}
 	for _, r := range recs {
@@ -423,7 +436,8 @@ func readChromeTrace(data []byte, file, name string) (*Trace, error) {
 		return nil, srcerr.Errorf(file, 1, "not a Chrome trace (want a JSON object or array)")
 	}
 
-	t := &Trace{Name: name, Format: "chrome", TransferSource: "chrome"}
+	t := &Trace{Name: name, Format: "chrome", TransferSource: "chrome", panel: &panelData{}}
+	series := map[string]int{} // counter name -> index in t.panel.levels
 	names := map[int]string{}
 	type dir struct{ src, dst string }
 	xfers := map[dir]*Transfer{}
@@ -490,6 +504,19 @@ func readChromeTrace(data []byte, file, name string) (*Trace, error) {
 			}
 			used[id] = true
 			t.Tasks = append(t.Tasks, r)
+		case ev.Ph == "X" && ev.Pid == chromeWorkers && (ev.Cat == "fetch" || ev.Cat == "state"):
+			if ev.Dur == nil || !(*ev.Dur >= 0) || math.IsInf(*ev.Dur, 0) || !(ev.Ts >= 0) || math.IsInf(ev.Ts, 0) {
+				return nil, srcerr.Errorf(file, line, "state event %q without a non-negative \"dur\" and \"ts\"", ev.Name)
+			}
+			st := timeline.StateRuntime
+			if ev.Cat == "fetch" {
+				st = timeline.StateFetch
+			}
+			t.panel.spans = append(t.panel.spans, stateSpan{worker: ev.Tid - 1, state: st, s: ev.Ts / 1e3, e: (ev.Ts + *ev.Dur) / 1e3})
+		case ev.Ph == "C":
+			if err := chromeCounterSample(t.panel, series, &ev, file, line); err != nil {
+				return nil, err
+			}
 		case ev.Ph == "b" && ev.Pid == chromeTransfers && ev.Cat == "transfer":
 			var a struct {
 				Bytes int64 `json:"bytes"`
@@ -522,6 +549,7 @@ func readChromeTrace(data []byte, file, name string) (*Trace, error) {
 	if len(t.Tasks) == 0 {
 		return nil, srcerr.Errorf(file, 0, "no kernel event (\"ph\":\"X\", pid 1, cat \"kernel\"): not a starsim Chrome trace?")
 	}
+	t.panel.sortLevels()
 	workers := map[int]WorkerInfo{}
 	for id := range used {
 		if _, ok := names[id]; !ok {
@@ -840,34 +868,12 @@ func quantiles(sorted []float64) Quantiles {
 }
 
 // KSDistance is the two-sample Kolmogorov–Smirnov statistic of two sorted
-// samples: the largest gap between their empirical CDFs, evaluated after
-// every distinct value (so ties are handled exactly). It is 0 when both are
-// empty and 1 when only one is.
+// samples: the largest gap between their empirical CDFs, ties counted
+// together (gonum's stat.KolmogorovSmirnov, unit weights). It is 0 when
+// both are empty, 1 when only one is, and NaN when a sample holds a NaN
+// (returned at once: nothing loops on it).
 func KSDistance(a, b []float64) float64 {
-	switch {
-	case len(a) == 0 && len(b) == 0:
-		return 0
-	case len(a) == 0 || len(b) == 0:
-		return 1
-	}
-	na, nb := float64(len(a)), float64(len(b))
-	var i, j int
-	var d float64
-	for i < len(a) && j < len(b) {
-		x := math.Min(a[i], b[j])
-		if math.IsNaN(x) {
-			break // readers refuse NaN times; never loop on one
-		}
-		for i < len(a) && a[i] <= x {
-			i++
-		}
-		for j < len(b) && b[j] <= x {
-			j++
-		}
-		d = math.Max(d, math.Abs(float64(i)/na-float64(j)/nb))
-	}
-	// Past the end of one sample the gaps only shrink to 0.
-	return d
+	return stat.KolmogorovSmirnov(a, nil, b, nil)
 }
 
 type workerStat struct {

@@ -3,6 +3,7 @@ package traces
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"gonum.org/v1/gonum/stat"
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
@@ -79,8 +79,8 @@ func TestCompareNativeSelf(t *testing.T) {
 	assert.Empty(t, r.Transfers)
 }
 
-// TestKSDistance checks the hand-written two-sample KS distance on known
-// cases and against gonum's stat.KolmogorovSmirnov (unit weights).
+// TestKSDistance checks the two-sample KS distance on known cases, with
+// ties, and with infinite and NaN values (which must not hang it).
 func TestKSDistance(t *testing.T) {
 	cases := []struct {
 		a, b []float64
@@ -109,8 +109,19 @@ func TestKSDistance(t *testing.T) {
 		}
 		sort.Float64s(a)
 		sort.Float64s(b)
-		assert.InDelta(t, stat.KolmogorovSmirnov(a, nil, b, nil), KSDistance(a, b), 1e-12)
+		// The definition, evaluated after every distinct value.
+		want := 0.0
+		for _, x := range append(append([]float64(nil), a...), b...) {
+			fa := float64(sort.SearchFloat64s(a, math.Nextafter(x, math.Inf(1)))) / float64(len(a))
+			fb := float64(sort.SearchFloat64s(b, math.Nextafter(x, math.Inf(1)))) / float64(len(b))
+			want = math.Max(want, math.Abs(fa-fb))
+		}
+		assert.InDelta(t, want, KSDistance(a, b), 1e-12)
 	}
+	inf := math.Inf(1)
+	assert.InDelta(t, 0.5, KSDistance([]float64{-inf, 1}, []float64{1, inf}), 1e-15)
+	assert.Zero(t, KSDistance([]float64{inf, inf}, []float64{inf}))
+	assert.True(t, math.IsNaN(KSDistance([]float64{math.NaN(), 1}, []float64{1})))
 }
 
 // writeStarsimRun runs an 8x8-tile Cholesky on the default machine with

@@ -34,8 +34,10 @@ import (
 // values (I Idle, Fi FetchingInput, B Overhead, E Executing, Po, C, Sc, ...)
 // defined up front. As in StarPU, an executing worker's state value is the
 // codelet name (POTRF, GEMM...), defined with PajeDefineEntityValue when
-// first run, and set with record 20, whose extra fields are Size (0) and
-// Params (-): the observer does not see the buffers; Footprint (%08x); Tag
+// first run, and set with record 20, whose extra fields are Size (the
+// bytes of the task's buffers, each buffer counted, as StarPU's
+// _starpu_job_get_data_size; 0 unless SetHandles gave the graph's handles)
+// and Params (-); Footprint (%08x); Tag
 // (0); JobId and SubmitOrder (task ID + 1, as StarPU counts from 1 and
 // tasks are submitted in ID order); Priority; GFlop; X, Y, Iteration,
 // Subiteration (-1); NumaNodes (the worker's memory node). No field is
@@ -81,6 +83,8 @@ type Paje struct {
 	taken  map[string]bool // aliases and names of the WS values
 	// Open transfers: what their PajeEndLink needs.
 	open map[uint64]pajeLink
+	// handles resolve a task's buffers (SetHandles).
+	handles []runtime.Handle
 }
 
 type pajeLink struct {
@@ -102,6 +106,21 @@ func NewPaje(w io.Writer, h Header) *Paje {
 	}
 	p.writeHeader()
 	return p
+}
+
+// SetHandles gives the graph's handles (runtime.Graph.Handles), so that
+// each task's Size is its buffers' bytes; call it before the run.
+func (p *Paje) SetHandles(handles []runtime.Handle) { p.handles = handles }
+
+// dataSize is the bytes of a task's buffers (0 without handles).
+func (p *Paje) dataSize(spec *runtime.Task) int64 {
+	var n int64
+	for _, a := range spec.Buffers {
+		if a.Handle >= 0 && a.Handle < len(p.handles) {
+			n += p.handles[a.Handle].SizeBytes
+		}
+	}
+	return n
 }
 
 // Close flushes the trace; it returns the first write error.
@@ -296,6 +315,10 @@ func (p *Paje) writeHeader() {
 	}
 	b = append(b, "\n# command: "...)
 	b = append(b, headerLine(p.h.Command)...)
+	if p.h.Machine != "" {
+		b = append(b, "\n# machine: "...)
+		b = append(b, headerLine(p.h.Machine)...)
+	}
 	b = append(b, "\n# seed: "...)
 	b = strconv.AppendUint(b, p.h.Seed, 10)
 	b = append(b, "\n# StarPU's vocabulary (starpu_paje.c); times in ms of simulated time\n"...)
@@ -415,7 +438,9 @@ func (p *Paje) WorkerState(tS float64, w *runtime.Worker, state string, task *ru
 		b = p.line("20", tS)
 		b = appendWorker(b, w)
 		b = append(b, alias...)
-		b = append(b, "\t0\t-\t"...) // Size, Params: unknown to observers
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, p.dataSize(spec), 10) // Size
+		b = append(b, "\t-\t"...)                      // Params
 		b = appendHex8(b, spec.Footprint)
 		b = append(b, "\t0\t"...)                        // Tag
 		b = strconv.AppendInt(b, int64(task.ID())+1, 10) // JobId: StarPU counts from 1

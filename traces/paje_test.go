@@ -66,7 +66,7 @@ func traceCholesky(t *testing.T, obs runtime.Observer) *runtime.Result {
 
 // traceTiny runs a hand-built graph on one CPU and one GPU: kernel names
 // that need an alias of their own, transfers both ways.
-func traceTiny(t *testing.T, obs runtime.Observer) *runtime.Result {
+func traceTiny(t testing.TB, obs runtime.Observer) *runtime.Result {
 	t.Helper()
 	m := &runtime.Machine{
 		CPUCores: 2, CPUArch: "cpu0",
@@ -242,6 +242,7 @@ func TestPajeCholesky(t *testing.T) {
 func TestPajeTiny(t *testing.T) {
 	var buf bytes.Buffer
 	p := NewPaje(&buf, traceHeader)
+	p.SetHandles([]runtime.Handle{{ID: 0, Name: "A", SizeBytes: 1 << 20}, {ID: 1, Name: "B", SizeBytes: 1 << 20}})
 	res := traceTiny(t, p)
 	require.NoError(t, p.Close())
 	require.Positive(t, traceCopies(res))
@@ -249,7 +250,8 @@ func TestPajeTiny(t *testing.T) {
 	out := buf.String()
 	assert.Contains(t, out, "6\todd__kernel__1\tWS\t\"odd 'kernel' 1\"\t")
 	assert.Contains(t, out, "6\tE_1\tWS\t\"E [1]\"\t") // "E" is Executing's alias
-	assert.Contains(t, out, "\tw1\tWS\todd__kernel__1\t0\t-\t0000beef\t0\t3\t3\t2\t1.000000\t-1\t-1\t-1\t-1\t1\n")
+	// Size: the task's two 1 MiB buffers.
+	assert.Contains(t, out, "\tw1\tWS\todd__kernel__1\t2097152\t-\t0000beef\t0\t3\t3\t2\t1.000000\t-1\t-1\t-1\t-1\t1\n")
 
 	rows := pjDump(t, buf.Bytes())
 	byValue := map[string]int{}

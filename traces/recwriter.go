@@ -16,6 +16,9 @@ import (
 type Header struct {
 	Tool, Version, Command string
 	Seed                   uint64
+	// Machine names the machine the run predicts and where it came from
+	// (one line); written when not "".
+	Machine string
 }
 
 // RecWriter writes tasks.rec and data.rec as StarPU's starpu_fxt_tool does
@@ -102,7 +105,7 @@ func NewRecWriter(tasks, data io.Writer, h Header) *RecWriter {
 func (w *RecWriter) header(bw *bufio.Writer, file string, h Header) {
 	b := w.buf[:0]
 	b = append(b, "# "+file+": StarPU starpu_fxt_tool format (recutils), times in ms\n"...)
-	for _, kv := range [][2]string{{"Tool", h.Tool}, {"Version", h.Version}, {"Command", h.Command}} {
+	for _, kv := range [][2]string{{"Tool", h.Tool}, {"Version", h.Version}, {"Command", h.Command}, {"Machine", h.Machine}} {
 		if kv[1] == "" {
 			continue
 		}

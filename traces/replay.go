@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/starsim/starsim/internal/srcerr"
+	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 )
 
@@ -91,7 +92,7 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error)
 	gflops := 0.0
 	for i, t := range tasks {
 		r := t.r
-		task := runtime.Task{ID: i, Name: r.Name, Model: r.Model, SyncGPU: SyncGPUModel(r.Model)}
+		task := runtime.Task{ID: i, Name: r.Name, Model: r.Model, SyncGPU: generation.SyncGPUModel(r.Model)}
 		if task.Name == "" {
 			task.Name = r.Model
 		}
@@ -129,7 +130,7 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error)
 		if o.StaticWorkerID {
 			task.Pinned, task.Worker = true, *r.WorkerID
 		}
-		if sym, ok := ResolveModel(task.Model, o.HasModel); ok {
+		if sym, ok := generation.ResolveModel(task.Model, o.HasModel); ok {
 			task.Model = sym
 		} else {
 			task.Pinned, task.Worker = true, *r.WorkerID
@@ -308,68 +309,4 @@ func parseMode(m string) (runtime.Mode, error) {
 		return runtime.RW, nil
 	}
 	return 0, fmt.Errorf("access mode %q not supported in replay (want R, W or RW)", m)
-}
-
-// modelGenerations pairs old and new StarPU model names (kernel numbering
-// 11/21/22 vs potrf/trsm/syrk/gemm; LU 11/12/21/22 vs getrf/trsm_ll/trsm_ru/gemm).
-var modelGenerations = [][2]string{
-	{"chol_model_11", "chol_model_potrf"}, {"chol_model_21", "chol_model_trsm"},
-	{"chol_model_22", "chol_model_gemm"},
-	{"_lu_model_11", "_lu_model_getrf"}, {"_lu_model_12", "_lu_model_trsm_ll"},
-	{"_lu_model_21", "_lu_model_trsm_ru"}, {"_lu_model_22", "_lu_model_gemm"},
-}
-
-// SyncGPUModel says whether a model symbol is one of the panel
-// factorisations StarPU's examples declare without STARPU_CUDA_ASYNC
-// (Cholesky's POTRF, LU's GETRF, either generation's name, any BLAS
-// suffix): their GPU kernel is synchronous (runtime.Task.SyncGPU).
-func SyncGPUModel(sym string) bool {
-	for _, s := range blasSuffixes {
-		sym = strings.TrimSuffix(sym, s)
-	}
-	for _, k := range []string{"chol_model_11", "chol_model_potrf", "_lu_model_11", "_lu_model_getrf"} {
-		if strings.HasSuffix(sym, k) {
-			return true
-		}
-	}
-	return false
-}
-
-var blasSuffixes = []string{"_openblas", "_atlas", "_goto", "_mkl", "_cublas"}
-
-// ResolveModel finds the calibration's name for a recorded model symbol:
-// the symbol itself, else its other StarPU generation's name, each with or
-// without a BLAS suffix (_openblas, _atlas, _goto...). Without has, the
-// symbol is kept.
-func ResolveModel(sym string, has func(string) bool) (string, bool) {
-	if has == nil {
-		return sym, true
-	}
-	base, suffix := sym, ""
-	for _, s := range blasSuffixes {
-		if strings.HasSuffix(sym, s) {
-			base, suffix = strings.TrimSuffix(sym, s), s
-		}
-	}
-	cands := []string{base}
-	for _, p := range modelGenerations {
-		for _, pair := range [][2]string{{p[0], p[1]}, {p[1], p[0]}} {
-			if strings.HasSuffix(base, pair[0]) {
-				cands = append(cands, strings.TrimSuffix(base, pair[0])+pair[1])
-			}
-		}
-	}
-	var tries []string
-	for _, c := range cands {
-		tries = append(tries, c+suffix, c)
-		for _, s := range blasSuffixes {
-			tries = append(tries, c+s)
-		}
-	}
-	for _, t := range tries {
-		if has(t) {
-			return t, true
-		}
-	}
-	return sym, false
 }

@@ -80,11 +80,45 @@ func parseFloat(s string) (float64, bool) {
 	return v, true
 }
 
-// formatFloat writes v so that parseFloat reads back exactly v (NaN as
-// "nan", the way glibc prints it).
+// parseModelFloat reads a float of a performance model as StarPU's reader
+// does (glibc's scanf "%le"): parseFloat's numbers and NaNs, plus
+// infinities ("inf" or "infinity", any case, signed) and numbers beyond the
+// float64 range, which read as infinities. Hexadecimal floats are refused.
+func parseModelFloat(s string) (float64, bool) {
+	if v, ok := parseFloat(s); ok {
+		return v, true
+	}
+	body := strings.TrimLeft(s, "+-")
+	if len(s)-len(body) > 1 || body == "" || strings.ContainsAny(body, "xXpP_") {
+		return 0, false
+	}
+	neg := strings.HasPrefix(s, "-")
+	if strings.EqualFold(body, "inf") || strings.EqualFold(body, "infinity") {
+		if neg {
+			return math.Inf(-1), true
+		}
+		return math.Inf(1), true
+	}
+	if c := body[0]; c != '.' && (c < '0' || c > '9') {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange && math.IsInf(v, 0) {
+		return v, true
+	}
+	return 0, false
+}
+
+// formatFloat writes v so that parseModelFloat reads back exactly v (NaN
+// as "nan" and infinities as "inf", "-inf", the way glibc prints them).
 func formatFloat(v float64) string {
-	if math.IsNaN(v) {
+	switch {
+	case math.IsNaN(v):
 		return "nan"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }

@@ -25,6 +25,10 @@ type PerfModel struct {
 	// Combs are the device combinations in file order. A model need not
 	// have a comb for every worker kind of the machine.
 	Combs []Comb
+	// Notes are what the parser read the way StarPU's reader does although
+	// StarPU does not write it so (data after the declared combinations,
+	// ignored; an older section order): located remarks, not errors.
+	Notes []*srcerr.Error
 }
 
 // DeviceType is StarPU's worker architecture type (enum
@@ -196,10 +200,11 @@ func symbolFromFile(file string) string {
 
 // pmParser walks the tokens of a model file.
 type pmParser struct {
-	file string
-	toks []token
-	i    int
-	last int // last line of the file
+	file  string
+	toks  []token
+	i     int
+	last  int // last line of the file
+	notes []*srcerr.Error
 }
 
 func (p *pmParser) errf(line int, format string, args ...any) error {
@@ -259,9 +264,9 @@ func (p *pmParser) float(what string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, ok := parseFloat(t.s)
+	v, ok := parseModelFloat(t.s)
 	if !ok {
-		return 0, p.errf(t.line, "expected %s (a number or nan), found %q", what, t.s)
+		return 0, p.errf(t.line, "expected %s (a number, nan or inf), found %q", what, t.s)
 	}
 	return v, nil
 }
@@ -287,9 +292,16 @@ func (p *pmParser) uint(what string, bits int) (uint64, error) {
 // combs, devices, implementations, entries and coefficients must match the
 // data that follows; device types must be known; footprints are up to 8 hex
 // digits, sizes and sample counts non-negative integers; flops, means,
-// deviations and sums must not be negative. "nan" (any case, signed or not)
-// is accepted wherever a float is. Comments ('#' to the end of the line) and
-// blank lines may appear anywhere.
+// deviations and sums must not be negative. "nan" and "inf" (any case,
+// signed or not; also numbers beyond the float64 range) are accepted
+// wherever a float is, as StarPU's scanf reads them. Comments ('#' to the
+// end of the line) and blank lines may appear anywhere.
+//
+// What StarPU's reader (perfmodel_history.c) accepts although StarPU does
+// not write it so is read the same way and noted in Notes: data after the
+// declared combinations is ignored (StarPU reads only those), and an
+// implementation whose multiple-regression line comes before the
+// non-linear regression line is read in that order.
 func ParsePerfModel(data []byte, file string) (*PerfModel, error) {
 	toks, last := tokenize(data)
 	p := &pmParser{file: file, toks: toks, last: last}
@@ -323,8 +335,9 @@ func ParsePerfModel(data []byte, file string) (*PerfModel, error) {
 	}
 	if p.i < len(p.toks) {
 		t := p.toks[p.i]
-		return nil, p.errf(t.line, "unexpected data %q after the last combination (the file declares %d combination(s))", t.s, ncombs)
+		p.notes = append(p.notes, srcerr.Errorf(p.file, t.line, "data after the %d declared combination(s), starting with %q, ignored as StarPU ignores it", ncombs, t.s))
 	}
+	m.Notes = p.notes
 	return m, nil
 }
 
@@ -395,34 +408,31 @@ func (p *pmParser) impl(name string) (Impl, error) {
 		return im, err
 	}
 
-	nl := &im.NLRegression
-	for _, f := range []struct {
-		dst  *float64
-		name string
-	}{{&nl.A, "a"}, {&nl.B, "b"}, {&nl.C, "c"}} {
-		if *f.dst, err = p.float("non-linear regression " + f.name + " of " + name); err != nil {
+	// StarPU writes the non-linear regression, then the multiple one. When
+	// that order fails on the multiple-regression count, the other order
+	// is tried: if it reads, the file is taken in that order (noted).
+	start := p.i
+	err = p.nlRegression(&im, name)
+	if err == nil {
+		im.MultiRegression, err = p.multiRegression(name)
+	}
+	if err != nil {
+		end := p.i
+		p.i = start
+		// The multiple-regression line must end before the next line
+		// starts the non-linear one, as StarPU lays lines out.
+		mr, err2 := p.multiRegression(name)
+		if err2 == nil && p.i < len(p.toks) && p.toks[p.i].line != p.toks[start].line {
+			if err2 = p.nlRegression(&im, name); err2 == nil {
+				im.MultiRegression = mr
+				p.notes = append(p.notes, srcerr.Errorf(p.file, p.toks[start].line, "%s: multiple-regression line before the non-linear regression line; read in that order", name))
+				err = nil
+			}
+		}
+		if err != nil {
+			p.i = end
 			return im, err
 		}
-	}
-
-	t, err := p.next("multiple-regression coefficient count of " + name)
-	if err != nil {
-		return im, err
-	}
-	ncoef, ok := parseUint(t.s, 31)
-	if !ok {
-		return im, p.errf(t.line, "expected multiple-regression coefficient count of %s (a non-negative integer, 0 for none), found %q", name, t.s)
-	}
-	if ncoef > 0 {
-		mr := &MultiRegression{}
-		for k := uint64(0); k < ncoef; k++ {
-			v, err := p.float(fmt.Sprintf("multiple-regression coefficient %d of %d of %s", k+1, ncoef, name))
-			if err != nil {
-				return im, err
-			}
-			mr.Coeffs = append(mr.Coeffs, v)
-		}
-		im.MultiRegression = mr
 	}
 
 	for e := 0; e < nent; e++ {
@@ -433,6 +443,47 @@ func (p *pmParser) impl(name string) (Impl, error) {
 		im.Entries = append(im.Entries, ent)
 	}
 	return im, nil
+}
+
+// nlRegression reads the non-linear regression's a, b and c into im.
+func (p *pmParser) nlRegression(im *Impl, name string) error {
+	nl := &im.NLRegression
+	for _, f := range []struct {
+		dst  *float64
+		name string
+	}{{&nl.A, "a"}, {&nl.B, "b"}, {&nl.C, "c"}} {
+		v, err := p.float("non-linear regression " + f.name + " of " + name)
+		if err != nil {
+			return err
+		}
+		*f.dst = v
+	}
+	return nil
+}
+
+// multiRegression reads the multiple-regression coefficient count and the
+// coefficients (nil for a count of 0).
+func (p *pmParser) multiRegression(name string) (*MultiRegression, error) {
+	t, err := p.next("multiple-regression coefficient count of " + name)
+	if err != nil {
+		return nil, err
+	}
+	ncoef, ok := parseUint(t.s, 31)
+	if !ok {
+		return nil, p.errf(t.line, "expected multiple-regression coefficient count of %s (a non-negative integer, 0 for none), found %q", name, t.s)
+	}
+	if ncoef == 0 {
+		return nil, nil
+	}
+	mr := &MultiRegression{}
+	for k := uint64(0); k < ncoef; k++ {
+		v, err := p.float(fmt.Sprintf("multiple-regression coefficient %d of %d of %s", k+1, ncoef, name))
+		if err != nil {
+			return nil, err
+		}
+		mr.Coeffs = append(mr.Coeffs, v)
+	}
+	return mr, nil
 }
 
 // entry reads one history line: hash size flops mean dev sum sum2 n, or the
@@ -464,7 +515,7 @@ func (p *pmParser) entry(what string) (Entry, error) {
 		names, dsts = names[1:], dsts[1:]
 	}
 	for k, tok := range vals {
-		v, ok := parseFloat(tok.s)
+		v, ok := parseModelFloat(tok.s)
 		if !ok {
 			return e, p.errf(t.line, "%s: %s %q is not a number", what, names[k], tok.s)
 		}

@@ -115,7 +115,15 @@ func TestReadSamplingErrors(t *testing.T) {
 		dir := copyTree(t)
 		require.NoError(t, os.RemoveAll(filepath.Join(dir, "bus")))
 		_, err := ReadSampling(dir, "synth")
-		requireSrcErr(t, err, filepath.Join(dir, "bus", "synth.config")+": ", "missing bus config file")
+		requireSrcErr(t, err, dir+": ", "no calibration for host \"synth\": the directory has no bus/HOST.config for any host")
+	})
+	t.Run("unknown host lists the hosts", func(t *testing.T) {
+		dir := copyTree(t)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "bus", "other.config"), []byte("x"), 0o644))
+		_, err := ReadSampling(dir, "nosuch")
+		requireSrcErr(t, err, dir+": ", "no calibration for host \"nosuch\" (no bus/nosuch.config); hosts here: other, synth")
+		assert.Equal(t, []string{"other", "synth"}, Hosts(dir))
+		assert.Empty(t, Hosts(filepath.Join(dir, "nope")))
 	})
 	t.Run("missing latency", func(t *testing.T) {
 		dir := copyTree(t)
@@ -141,8 +149,21 @@ func TestReadSamplingErrors(t *testing.T) {
 		dir := copyTree(t)
 		bad := filepath.Join(dir, "codelets", "45", "broken.synth")
 		require.NoError(t, os.WriteFile(bad, []byte("45\n1\n1\n0\n0\n1\n1\n1\n0 0 0 0 nan nan 0 0 0\nnan nan nan\n0\nzz 1 1 1 1 1 1 1\n"), 0o644))
-		_, err := ReadSampling(dir, "synth")
-		requireSrcErr(t, err, bad+":12: ", "malformed footprint \"zz\"")
+		s, err := ReadSampling(dir, "synth")
+		require.NoError(t, err, "an unreadable model is listed, not an error")
+		require.Len(t, s.Unreadable, 1)
+		assert.Equal(t, "broken", s.Unreadable[0].Symbol)
+		requireSrcErr(t, s.Unreadable[0].Err, bad+":12: ", "malformed footprint \"zz\"")
+		assert.Nil(t, s.Model("broken"))
+		assert.NotNil(t, s.Model("kern_a"), "the readable models are kept")
+		// Only unreadable models: still a sampling, with no model.
+		for _, f := range []string{"kern_a.synth", "kern.b.synth", "alias.synth"} {
+			require.NoError(t, os.Remove(filepath.Join(dir, "codelets", "45", f)))
+		}
+		s, err = ReadSampling(dir, "synth")
+		require.NoError(t, err)
+		assert.Empty(t, s.Models)
+		assert.Len(t, s.Unreadable, 1)
 	})
 	t.Run("bad bus", func(t *testing.T) {
 		dir := copyTree(t)

@@ -21,12 +21,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/internal/synthsampling"
+	"github.com/starsim/starsim/models/generation"
 )
 
 // advFixtures writes the inputs the cases refer to into dir and returns a
 // replacer of the placeholders: $D (the directory), $CAL (the embedded
 // calibration as a file), $REC (a run's tasks.rec), $CHROME (its Chrome
-// trace), $CSV (a sweep's CSV of 2 jobs) and $SHARD1 (its shard 1/2).
+// trace), $PAJE (its Paje trace), $CSV (a sweep's CSV of 2 jobs), $SHARD1
+// (its shard 1/2) and $SP (a synthetic StarPU sampling directory of host
+// "synth", with an unreadable model no work uses).
 func advFixtures(t *testing.T, dir string) *strings.Replacer {
 	t.Helper()
 	var cal bytes.Buffer
@@ -37,11 +41,15 @@ func advFixtures(t *testing.T, dir string) *strings.Replacer {
 		code, _, errs := runCLI(args...)
 		require.Equal(t, 0, code, "%v: %s", args, errs)
 	}
-	must("run", "--n", "2880", "--trace-rec", filepath.Join(dir, "rec"), "--trace-chrome", filepath.Join(dir, "trace.json"))
+	must("run", "--n", "2880", "--trace-rec", filepath.Join(dir, "rec"), "--trace-chrome", filepath.Join(dir, "trace.json"), "--trace-paje", filepath.Join(dir, "trace.paje"))
 	must("sweep", "--n", "1920,2880", "--sched", "dmda", "--csv", filepath.Join(dir, "all.csv"))
 	must("sweep", "--n", "1920,2880", "--sched", "dmda", "--shard", "1/2", "--csv", filepath.Join(dir, "s1.csv"))
+	sp := filepath.Join(dir, "sampling")
+	require.NoError(t, synthsampling.Write(sp, synthsampling.Options{Host: "synth", Gen: generation.V14, CPUs: 3, GPUs: 2,
+		Files: map[string]string{"unused_model.synth": "##################\n# garbage\n"}}))
 	return strings.NewReplacer("$D", dir, "$CAL", calPath, "$REC", filepath.Join(dir, "rec", "tasks.rec"),
-		"$CHROME", filepath.Join(dir, "trace.json"), "$CSV", filepath.Join(dir, "all.csv"), "$SHARD1", filepath.Join(dir, "s1.csv"))
+		"$CHROME", filepath.Join(dir, "trace.json"), "$PAJE", filepath.Join(dir, "trace.paje"), "$CSV", filepath.Join(dir, "all.csv"),
+		"$SHARD1", filepath.Join(dir, "s1.csv"), "$SP", sp)
 }
 
 // advCase is one bad input: the command line (placeholders as in
@@ -67,6 +75,7 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 	rec := r.Replace("$REC")
 	chrome := r.Replace("$CHROME")
 	cal := r.Replace("$CAL")
+	paje := r.Replace("$PAJE")
 
 	f := func(kv ...string) map[string]string {
 		m := map[string]string{}
@@ -85,8 +94,8 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 	}
 	fifo, sparse := "\x00FIFO", "\x00SPARSE" // made as a named pipe, a sparse 3 GiB file
 	priceOK := `{"Tesla V100-PCIE-32GB": 9000, "cpu": 3000}`
-	csvHead := "index,jobs,machine,app,sched,n,block,ncpu,ncuda,ntasks,gflops,makespan_s,slr,speedup,efficiency,energy_j,busy_pct,price,gflops_per_price\n"
-	csvRow := "0,2,m,cholesky,dmda,1920,960,-1,-1,4,100,0.1,1,1,0.1,0,10,0,0\n"
+	csvHead := "index,jobs,machine,machine_source,starpu_generation,app,sched,n,block,ncpu,ncuda,ntasks,gflops,makespan_s,slr,speedup,efficiency,energy_j,busy_pct,price,gflops_per_price\n"
+	csvRow := "0,2,m,the built-in example machine,1.4,cholesky,dmda,1920,960,-1,-1,4,100,0.1,1,1,0.1,0,10,0,0\n"
 	cases := []advCase{
 		// run: sizes and budgets.
 		{"run --n 1152 --block 1", nil, 2, "--n 1152 --block 1: cholesky with 1152 tiles per side has 255467904 tasks and 664128 tiles: at most 33554432 (2^25)"},
@@ -103,10 +112,16 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"run --ncpu 1000", nil, 2, "--ncpu 1000: 1000 CPU workers and 4 GPU drivers need 1004 cores, starsim-default-2s-4v100 has 40: at most 36 CPU workers"},
 		{"run --ncpu 0 --ncuda 0", nil, 2, "--ncpu 0: with 0 GPU workers, no worker would run the tasks"},
 		{"run --ncpu 1e3", nil, 2, "invalid value \"1e3\" for flag -ncpu"},
-		{"run --gpu-mem -1", nil, 2, "--gpu-mem -1: want a GPU memory limit in bytes"},
-		{"run --gpu-mem 1e300", nil, 2, "invalid value \"1e300\" for flag -gpu-mem"},
-		{"run --gpu-mem 2000000000000000", nil, 2, "--gpu-mem 2000000000000000: want a GPU memory limit in bytes, from 1 to 1125899906842624"},
-		{"run --gpu-mem 1000", nil, 1, "--gpu-mem 1000: CUDA0 cannot hold the data of task 0 (POTRF), 33554432 bytes at once"},
+		{"run --gpu-mem -1", nil, 2, "--gpu-mem -1: negative; want a GPU memory limit from 2MiB to 1PiB"},
+		{"run --gpu-mem -1MiB", nil, 2, "--gpu-mem -1MiB: negative; want a GPU memory limit"},
+		{"run --gpu-mem 1e300", nil, 2, "--gpu-mem 1e300: unknown unit \"e300\"; want a GPU memory limit from 2MiB to 1PiB"},
+		{"run --gpu-mem 400M", nil, 2, "--gpu-mem 400M: unit \"M\" is ambiguous: write MiB (powers of 1024) or MB (powers of 1000)"},
+		{"run --gpu-mem 1.5B", nil, 2, "--gpu-mem 1.5B: not a whole number of bytes"},
+		{"run --gpu-mem 99999999999PiB", nil, 2, "--gpu-mem 99999999999PiB: too large"},
+		{"run --gpu-mem 0", nil, 2, "--gpu-mem 0: want a GPU memory limit from 2MiB to 1PiB"},
+		{"run --gpu-mem 1MiB", nil, 2, "--gpu-mem 1MiB: want a GPU memory limit from 2MiB"},
+		{"run --gpu-mem 2000000000000000", nil, 2, "--gpu-mem 2000000000000000: want a GPU memory limit from 2MiB to 1PiB"},
+		{"run --gpu-mem 20MiB", nil, 1, "--gpu-mem 20MiB: CUDA0 cannot hold the data of task 0 (POTRF), 33554432 bytes at once"},
 		{"run --gpu-mem 20000000 --double", nil, 1, "--gpu-mem 20000000: CUDA0 cannot hold the data of task 11 (GEMM), 22118400 bytes at once (whole 32 MiB suballocator chunks and large buffers): want at least 22118400"},
 		{"run --n 0", nil, 2, "--n 0: want a matrix order > 0"},
 		{"run --n -960", nil, 2, "--n -960: want a matrix order > 0"},
@@ -144,38 +159,69 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"run --calib $D/m.json", f("m.json", edit(t, cal, `"mean_us": `, `"mean_us": 1e300, "x_mean_us": `)), 1, "$D/m.json:"},
 		{"run --calib $D/m.json", f("m.json", edit(t, cal, `"format": "starsim-calibration"`, `"format": "other"`)), 1, "format must be"},
 		{"run --calib $CAL --starpu $D", nil, 2, "not both"},
-		{"run --starpu $D", nil, 2, "--starpu and --host go together"},
+		{"run --starpu $D", nil, 1, "$D: no calibration for host \"starsim-test-host\": the directory has no bus/HOST.config for any host"},
 		{"run --starpu $D/nowhere --host attila", nil, 1, "nowhere"},
+		{"run --starpu $SP --host atila", nil, 1, "no calibration for host \"atila\" (no bus/atila.config); hosts here: synth"},
+		{"run --host atila", nil, 1, "no StarPU calibration for host \"atila\""},
+		{"run --starpu $SP --host synth --n 1920 --starpu-generation 1.3", nil, 1, "calibration synth: the calibration has no model for cholesky's POTRF (chol_model_11)"},
+		{"run --starpu-generation 2.0", nil, 2, "--starpu-generation 2.0: unknown StarPU generation \"2.0\""},
+		{"run --starpu-generation 1.4,1.3", nil, 2, "--starpu-generation 1.4,1.3: unknown StarPU generation"},
+		{"run --gpus 0", nil, 2, "--gpus 0: \"0\" is not a positive integer"},
+		{"run --gpus 64", nil, 2, "--gpus 64: 64 GPUs: at most 63"},
+		{"run --gpus 2,3", nil, 2, "--gpus 2,3: want one value (only sweep takes lists)"},
+		{"run --pci-bw-scale 0", nil, 2, "--pci-bw-scale 0: \"0\": want a number from 1e-06 to 1e+06"},
+		{"run --pci-bw-scale NaN", nil, 2, "--pci-bw-scale NaN"},
+		{"run --gpu-from $D/nope.json", nil, 1, "$D/nope.json: no such file or directory"},
+		{"run --sched-alpha NaN", nil, 2, "--sched-alpha NaN: want a finite number"},
+		{"run --sched-gamma 1e99", nil, 2, "--sched-gamma 1e99: want a finite number"},
+		{"run --plot $D/x.gif", nil, 2, "--plot $D/x.gif: unsupported extension \".gif\" (want .png or .svg)"},
+		{"run --plot $D", nil, 2, "--plot $D: unsupported extension"},
+		{"run --plot $D/p.png", f("p.png/.keep", ""), 1, "--plot $D/p.png: is a directory"},
+		{"run --plot $D/missing/p.png", nil, 1, "--plot $D/missing/p.png: directory $D/missing does not exist"},
+		{"run --plot $D/p.png --trace-paje $D/p.png", nil, 2, "--plot $D/p.png: also the output of --trace-paje"},
+		{"run --n 1920 --block 480 --plot $D/p.png --trace-paje $D/t.paje", nil, 1, "is calibrated on none of the workers' archs (not written: $D/t.paje)"},
 
 		// replay: the graph and the numbers.
 		{"replay", nil, 2, "want exactly one TASKS.rec"},
 		{"replay $REC $REC", nil, 2, "want exactly one TASKS.rec"},
-		{"replay $D/nope.rec", nil, 1, "$D/nope.rec: no such file or directory"},
-		{"replay $D/emptydir", f("emptydir/.keep", ""), 1, "$D/emptydir/tasks.rec: no such file or directory"},
-		{"replay $D/e.rec", f("e.rec", ""), 1, "$D/e.rec: no executed task"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "StartTime: 0.003", "StartTime: 1e308")), 1, "$D/t.rec:16: StartTime: 1e+308 is beyond 1e+12"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "StartTime: 0.003", "StartTime: NaN")), 1, "$D/t.rec:16: StartTime: \"NaN\" is not a finite number"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "EndTime: 4.05142", "EndTime: 0.001")), 1, "$D/t.rec:17: EndTime 0.001 is before StartTime 0.003"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "JobId: 2\n", "JobId: 1\n")), 1, "$D/t.rec:25: JobId 1 repeated (first on line 7)"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "DependsOn: 1\n", "DependsOn: 2\n")), 1, "job 2 depends on itself"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "DependsOn: 1\n", "DependsOn: 1 999\n")), 1, "depends on job 999, which no record of the trace has (--ignore-missing-deps drops such dependencies)"},
-		{"replay $D/t.rec", f("t.rec", task("1", "2")+task("2", "1")), 1, "dependency cycle"},
-		{"replay $D/t.rec", f("t.rec", task("1", "2")+task("2", "")), 1, "$D/t.rec:1: T (job 1) depends on T (job 2) (line 14), submitted after it"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "Modes: RW\n", "Modes: RW R\n")), 1, "Modes has 2 entries but Handles"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "Modes: RW\n", "Modes: SCRATCH\n")), 1, "access mode \"SCRATCH\" not supported"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "Sizes: 3686400\n", "Sizes: 99999999999999999999\n")), 1, "is not an integer"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "Sizes: 3686400\n", "Sizes: 9000000000000000000\n")), 1, "is beyond 1125899906842624"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "Priority: 0\n", "Priority: 99999999999\n")), 1, "priority 99999999999 is out of range"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "GFlop: 0.29537296", "GFlop: -1")), 1, "GFlop: -1 is negative"},
-		{"replay $D/t.rec", f("t.rec", edit(t, rec, "Name: POTRF\n", "garbage line\n")), 1, "$D/t.rec:7: expected \"Field: value\""},
-		{"replay --static-workerid $D/t.rec", f("t.rec", edit(t, rec, "WorkerId: 0\n", "WorkerId: 9999\n")), 1, "pinned to worker 9999"},
-		{"replay --ncpu -3 $REC", nil, 2, "--ncpu -3"},
-		{"replay --ncuda 5 $REC", nil, 2, "--ncuda 5: starsim-default-2s-4v100 has 4 GPUs"},
-		{"replay --sample-interval 1e-300 $REC", nil, 2, "--sample-interval 1e-300"},
+		{"replay --calib default $D/nope.rec", nil, 1, "$D/nope.rec: no such file or directory"},
+		{"replay --calib default $D/emptydir", f("emptydir/.keep", ""), 1, "$D/emptydir/tasks.rec: no such file or directory"},
+		{"replay --calib default $D/e.rec", f("e.rec", ""), 1, "$D/e.rec: no executed task"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "StartTime: 0.003", "StartTime: 1e308")), 1, "$D/t.rec:17: StartTime: 1e+308 is beyond 1e+12"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "StartTime: 0.003", "StartTime: NaN")), 1, "$D/t.rec:17: StartTime: \"NaN\" is not a finite number"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "EndTime: 4.05142", "EndTime: 0.001")), 1, "$D/t.rec:18: EndTime 0.001 is before StartTime 0.003"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "JobId: 2\n", "JobId: 1\n")), 1, "$D/t.rec:26: JobId 1 repeated (first on line 8)"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "DependsOn: 1\n", "DependsOn: 2\n")), 1, "job 2 depends on itself"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "DependsOn: 1\n", "DependsOn: 1 999\n")), 1, "depends on job 999, which no record of the trace has (--ignore-missing-deps drops such dependencies)"},
+		{"replay --calib default $D/t.rec", f("t.rec", task("1", "2")+task("2", "1")), 1, "dependency cycle"},
+		{"replay --calib default $D/t.rec", f("t.rec", task("1", "2")+task("2", "")), 1, "$D/t.rec:1: T (job 1) depends on T (job 2) (line 14), submitted after it"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "Modes: RW\n", "Modes: RW R\n")), 1, "Modes has 2 entries but Handles"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "Modes: RW\n", "Modes: SCRATCH\n")), 1, "access mode \"SCRATCH\" not supported"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "Sizes: 3686400\n", "Sizes: 99999999999999999999\n")), 1, "is not an integer"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "Sizes: 3686400\n", "Sizes: 9000000000000000000\n")), 1, "is beyond 1125899906842624"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "Priority: 0\n", "Priority: 99999999999\n")), 1, "priority 99999999999 is out of range"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "GFlop: 0.29537296", "GFlop: -1")), 1, "GFlop: -1 is negative"},
+		{"replay --calib default $D/t.rec", f("t.rec", edit(t, rec, "Name: POTRF\n", "garbage line\n")), 1, "$D/t.rec:8: expected \"Field: value\""},
+		{"replay --calib default --static-workerid $D/t.rec", f("t.rec", edit(t, rec, "WorkerId: 0\n", "WorkerId: 9999\n")), 1, "pinned to worker 9999"},
+		{"replay --calib default --ncpu -3 $REC", nil, 2, "--ncpu -3"},
+		{"replay --calib default --ncuda 5 $REC", nil, 2, "--ncuda 5: starsim-default-2s-4v100 has 4 GPUs"},
+		{"replay --calib default --sample-interval 1e-300 $REC", nil, 2, "--sample-interval 1e-300"},
+		{"replay $REC", nil, 2, "replay needs the machine the trace ran on: give --calib FILE.calib.json, or --starpu DIR --host NAME"},
+		{"replay --calib $D/nope.json $REC", nil, 1, "$D/nope.json: no such file or directory"},
+		{"replay --calib default --gpu-mem 400M $REC", nil, 2, "--gpu-mem 400M: unit \"M\" is ambiguous"},
+		{"replay --calib default --gpus 99 $REC", nil, 2, "--gpus 99: 99 GPUs: at most 63"},
+		{"replay --calib default --starpu-generation 1.3 $REC", nil, 2, "flag provided but not defined: -starpu-generation"},
+		{"replay --calib default --plot $D/x.gif $REC", nil, 2, "--plot $D/x.gif: unsupported extension \".gif\""},
+		{"replay --calib default $PAJE", nil, 1, "$PAJE: a Paje trace holds no data accesses nor dependencies to replay"},
 
 		// compare.
 		{"compare $REC", nil, 2, "want two traces A B, got 1 argument(s)"},
-		{"compare $D/t.rec $REC", f("t.rec", edit(t, rec, "StartTime: 0.003", "StartTime: 1e308")), 1, "$D/t.rec:16: StartTime: 1e+308 is beyond"},
+		{"compare $D/t.rec $REC", f("t.rec", edit(t, rec, "StartTime: 0.003", "StartTime: 1e308")), 1, "$D/t.rec:17: StartTime: 1e+308 is beyond"},
+		{"compare $D/p.trace $REC", f("p.trace", (func() string { d, _ := os.ReadFile(paje); return string(d[:len(d)*2/3]) })()), 1, "$D/p.trace:"},
+		{"compare $D/p.trace $REC", f("p.trace", (func() string { d, _ := os.ReadFile(paje); return string(d[:bytes.Index(d, []byte("\n%EndEventDef"))]) })()), 1, "$D/p.trace:"},
+		{"compare $D/p.trace $REC", f("p.trace", "%EventDef PajeDefineContainerType 1\n% Alias string\n%EndEventDef\ngarbage\n"), 1, "$D/p.trace:4: event id \"garbage\" is not defined by a %EventDef"},
+		{"compare $D/p.trace $REC", f("p.trace", edit(t, paje, "\n20\t0.003000\t", "\n20\t1e306\t")), 1, "is not a number of ms from 0 to 1e+12"},
+		{"compare $D/p.trace $REC", f("p.trace", "%EventDef PajeDefineContainerType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"), 1, "$D/p.trace: no kernel on any worker"},
 		{"compare $CHROME $D/c.json", f("c.json", edit(t, chrome, `"ph":"X","pid":1,"tid":1,"ts":3.000`, `"ph":"X","pid":1,"tid":1,"ts":1e306`)), 1, "ends at 1e+306 µs, beyond 1e+15 µs"},
 		{"compare $CHROME $D/c.json", f("c.json", (func() string { d, _ := os.ReadFile(chrome); return string(d[:len(d)/2]) })()), 1, "invalid JSON"},
 		{"compare $CHROME $D/c.json", f("c.json", `{"other": 1}`), 1, "$D/c.json:1: JSON object without \"traceEvents\""},
@@ -209,13 +255,17 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"sweep --shard -1/2", nil, 2, "--shard -1/2"},
 		{"sweep --shard 1/99999999999", nil, 2, "--shard 1/99999999999"},
 		{"sweep --n 1920 --sched dmda --shard 2/5", nil, 2, "--shard 2/5: the sweep has 1 jobs: at most 1 shards"},
-		{"sweep --gpu-mem 1e300", nil, 2, "--gpu-mem 1e300: \"1e300\" bytes: a GPU's memory must be from 2097152"},
-		{"sweep --gpu-mem 1000000", nil, 2, "--gpu-mem 1000000: \"1000000\" bytes"},
-		{"sweep --gpu-mem -1", nil, 2, "--gpu-mem -1"},
-		{"sweep --gpu-mem 3500000.5", nil, 2, "\"3500000.5\" is not a whole number of bytes"},
-		{"sweep --gpu-mem lots", nil, 2, "\"lots\" is not a whole number of bytes"},
-		{"sweep --gpu-mem NaN", nil, 2, "\"NaN\" is not a whole number"},
-		{"sweep --gpu-mem 20000000 --n 1920 --sched dmda", nil, 1, "cannot hold the data of task 0 (POTRF), 33554432 bytes at once: raise the GPU memory limit (see --gpu-mem)"},
+		{"sweep --gpu-mem 1e300", nil, 2, "--gpu-mem 1e300: unknown unit \"e300\"; want a GPU memory limit from 2MiB to 1PiB"},
+		{"sweep --gpu-mem 1000000", nil, 2, "--gpu-mem 1000000: want a GPU memory limit from 2MiB to 1PiB"},
+		{"sweep --gpu-mem -1", nil, 2, "--gpu-mem -1: negative"},
+		{"sweep --gpu-mem 1GiB,-1MiB", nil, 2, "--gpu-mem -1MiB: negative"},
+		{"sweep --gpu-mem 400M", nil, 2, "--gpu-mem 400M: unit \"M\" is ambiguous: write MiB (powers of 1024) or MB (powers of 1000)"},
+		{"sweep --gpu-mem 3500000.5", nil, 2, "--gpu-mem 3500000.5: not a whole number of bytes (3500000.500 B)"},
+		{"sweep --gpu-mem lots", nil, 2, "--gpu-mem lots: no number; want a GPU memory limit"},
+		{"sweep --gpu-mem NaN", nil, 2, "--gpu-mem NaN: no number"},
+		{"sweep --gpu-mem 2GiB,2GiB", nil, 2, "\"2GiB\" is listed twice"},
+		{"sweep --gpu-mem 20000000 --n 1920 --sched dmda", nil, 1, "--gpu-mem 20000000: CUDA0 cannot hold the data of task 0 (POTRF), 33554432 bytes at once"},
+		{"sweep --starpu-generation 1.2", nil, 2, "--starpu-generation 1.2: unknown StarPU generation"},
 		{"sweep --pci-bw-scale 0", nil, 2, "--pci-bw-scale 0: \"0\": want a number from 1e-06 to 1e+06"},
 		{"sweep --pci-bw-scale -1", nil, 2, "--pci-bw-scale -1"},
 		{"sweep --pci-bw-scale NaN", nil, 2, "--pci-bw-scale NaN"},
@@ -236,6 +286,10 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"sweep --plot $D/p.png", f("p.png/.keep", ""), 1, "--plot $D/p.png: is a directory"},
 		{"sweep --plot $D", nil, 2, "--plot $D: unsupported extension"},
 		{"sweep --plot-price $D/p.png", nil, 2, "--plot-price needs --price FILE"},
+		{"sweep --currency EUR", nil, 2, "--currency needs --price FILE"},
+		{"sweep --price $D/p.json --currency=", f("p.json", priceOK), 2, "--currency \"\": want a currency label (EUR, USD, €), not an empty one"},
+		{"sweep --price $D/p.json --currency=\x01EUR", f("p.json", priceOK), 2, "--currency \"\\x01EUR\": want a currency label of printable characters"},
+		{"sweep --price $D/p.json --currency ABCDEFGHIJKLMNOPQRSTUVWXYZ", f("p.json", priceOK), 2, "--currency ABCDEFGHIJKLMNOPQRSTUVWXYZ: 26 characters: a currency label has at most 16"},
 		{"sweep --csv /missing/x.csv", nil, 1, "--csv /missing/x.csv: directory /missing does not exist"},
 		{"sweep --json $D", nil, 1, "--json $D: is a directory"},
 		{"sweep --csv $D/a.csv --json $D/a.csv", nil, 2, "--json $D/a.csv: also the output of --csv"},
@@ -250,7 +304,9 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"sweep --gpu-from $D/nope.json", nil, 1, "$D/nope.json: no such file or directory"},
 		{"sweep --calib $D/nope.json", nil, 1, "$D/nope.json: no such file or directory"},
 		{"sweep --calib $CAL,$CAL", nil, 2, "is listed twice"},
-		{"sweep --host attila", nil, 2, "--starpu DIR and --host NAME[,NAME] go together"},
+		{"sweep --host attila", nil, 1, "no StarPU calibration for host \"attila\""},
+		{"sweep --starpu $SP --host synth,atila", nil, 1, "no calibration for host \"atila\" (no bus/atila.config); hosts here: synth"},
+		{"sweep --starpu $SP --host synth,synth", nil, 2, "\"synth\" is listed twice"},
 		{"sweep extra", nil, 2, "unexpected argument \"extra\""},
 
 		// sweep merge.
@@ -275,6 +331,18 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"calibrate import --starpu $D/none --host h -o $D", nil, 1, "-o $D: is a directory"},
 		{"calibrate import --starpu $D/none --host h -o /missing/x.json", nil, 1, "directory /missing does not exist"},
 		{"calibrate import --starpu $D/none --host h -o $D/x.json", nil, 1, "none"},
+		{"calibrate import --starpu $SP --host atila -o $D/x.json", nil, 1, "no calibration for host \"atila\" (no bus/atila.config); hosts here: synth"},
+		{"calibrate import --strict --starpu $SP --host synth -o $D/x.json", nil, 1, "$SP/codelets/45/unused_model.synth:"},
+		{"calibrate show --model NOPE", nil, 2, "calibration starsim-default-2s-4v100 has no model \"NOPE\" (models: chol_model_gemm"},
+		{"calibrate show --arch cuda0", nil, 2, "--arch goes with --model SYMBOL"},
+		{"calibrate show --model chol_model_gemm --arch gpu7", nil, 2, "gpu7"},
+		{"calibrate plot --model chol_model_gemm -o $D/x.gif", nil, 2, "-o $D/x.gif: unsupported extension \".gif\" (want .png or .svg)"},
+		{"calibrate plot --model chol_model_gemm -o $D", nil, 2, "-o $D: unsupported extension"},
+		{"calibrate plot --model chol_model_gemm -o $D/missing/x.png", nil, 1, "-o $D/missing/x.png: directory $D/missing does not exist"},
+		{"calibrate plot --model chol_model_gemm -o $D/d.png", f("d.png/.keep", ""), 1, "-o $D/d.png: is a directory"},
+		{"calibrate plot --model NOPE -o $D/x.png", nil, 2, "has no model \"NOPE\""},
+		{"calibrate plot -o $D/x.png", nil, 2, "want --model SYMBOL -o F.png|F.svg"},
+		{"calibrate plot --model chol_model_gemm -o $D/x.png $D/none.json", nil, 1, "$D/none.json: no such file or directory"},
 		{"calibrate show $D/none.json", nil, 1, "$D/none.json: no such file or directory"},
 		{"calibrate show $CAL $CAL", nil, 2, "want at most one calibration FILE"},
 		{"calibrate show $D/bad.json", f("bad.json", "{\"format\": \"starsim-calibration\",\n\"version\": 1, \"name\": \"x\", \"bogus\": 1}"), 1, "$D/bad.json:2: unknown key \"bogus\""},
@@ -411,14 +479,22 @@ func TestGoodInputsAccepted(t *testing.T) {
 		{"run --n 1920 --ncpu 0 --ncuda 1 --gpu-mem 33554432 --check", nil, ""},
 		{"run --n 1920 --json --sample-interval 1e-6", nil, ""},
 		{"run --n 1920 --explain $D/e.log --explain-task 3 --trace-rec $D/new/deep/rec --trace-paje $D/t.paje --cpuprofile $D/cpu.prof", []string{"e.log", "new/deep/rec/tasks.rec", "t.paje", "cpu.prof"}, ""},
-		{"replay $REC --json", nil, ""},
-		{"replay --ignore-missing-deps $D/missing.rec", nil, "1 DependsOn entries name a JobId absent from the trace: dropped (--ignore-missing-deps)"},
+		{"replay --calib default $REC --json", nil, ""},
+		{"replay --calib default --ignore-missing-deps $D/missing.rec", nil, "1 DependsOn entries name a JobId absent from the trace: dropped (--ignore-missing-deps)"},
 		{"compare $REC $CHROME --plot $D/g.svg", []string{"g.svg"}, ""},
 		{"sweep --n 1920:2880:960 --sched dmda -j 1 --shard 2/2 --csv $D/s2.csv", []string{"s2.csv"}, ""},
 		{"sweep merge $SHARD1 $D/s2.csv --csv $D/merged.csv", []string{"merged.csv"}, ""},
 		{"run --n 1920 --trace-chrome /dev/null --explain /dev/null", nil, ""},
-		{"sweep --n 1920 --sched dmda --gpu-mem 2097152,4e10 --ncuda 0", nil, ""},
-		{"sweep --n 1920 --sched dmda --price $D/p.json --plot-price $D/pp.png --plot $D/p.svg --json $D/r.json", []string{"pp.png", "p.svg", "r.json"}, ""},
+		{"sweep --n 1920 --sched dmda --gpu-mem 2MiB,37.25GiB,1PiB --ncuda 0", nil, ""},
+		{"sweep --n 1920 --sched dmda --gpu-mem 2097152,40000000000 --ncuda 0", nil, ""},
+		{"run --n 1920 --gpu-mem 1.5GiB --plot $D/panel.png", []string{"panel.png"}, ""},
+		{"replay --calib default $REC --plot $D/rpanel.svg", []string{"rpanel.svg"}, ""},
+		{"compare $PAJE $REC", nil, ""},
+		{"sweep --n 1920 --sched dmda --price $D/p.json --currency € --plot-price $D/ppe.svg", []string{"ppe.svg"}, ""},
+		{"calibrate show --model chol_model_gemm --arch cuda", nil, ""},
+		{"calibrate plot --model chol_model_gemm -o $D/m.png", []string{"m.png"}, ""},
+		{"calibrate import --starpu $SP --host synth -o $D/synth.calib.json", []string{"synth.calib.json"}, "starsim: warning: model unused_model skipped"},
+		{"sweep --n 1920 --sched dmda --price $D/p.json --plot-price $D/pp.png --plot $D/p.svg --json $D/r.json", []string{"pp.png", "p.svg", "r.json"}, "starsim: note: prices have no currency (--currency)"},
 		{"calibrate show $CAL", nil, ""},
 		{"platform build $CAL -o -", nil, ""},
 		{"netsim --demo", nil, ""},
@@ -455,18 +531,49 @@ func TestGoodInputsAccepted(t *testing.T) {
 // TestStarPUEnvRefused: bad values from StarPU's environment are refused
 // like bad flags, naming the variable.
 func TestStarPUEnvRefused(t *testing.T) {
-	for _, c := range []struct{ env, val, msg string }{
-		{"STARPU_SCHED", "bogus", "starsim run: STARPU_SCHED=bogus: unknown scheduler"},
-		{"STARPU_NCPU", "-1", "starsim run: STARPU_NCPU=\"-1\" is not a count"},
-		{"STARPU_NCUDA", "12", "starsim run: STARPU_NCUDA=12: starsim-default-2s-4v100 has 4 GPUs"},
-		{"STARPU_NCPU", "99", "starsim run: STARPU_NCPU=99: 99 CPU workers and 4 GPU drivers need 103 cores"},
+	sp := filepath.Join(t.TempDir(), "sampling")
+	require.NoError(t, synthsampling.Write(sp, synthsampling.Options{Host: "synth", Gen: generation.V14, CPUs: 3, GPUs: 2}))
+	for _, c := range []struct {
+		env  map[string]string
+		code int
+		msg  string
+	}{
+		{map[string]string{"STARPU_SCHED": "bogus"}, 2, "starsim run: STARPU_SCHED=bogus: unknown scheduler"},
+		{map[string]string{"STARPU_NCPU": "-1"}, 2, "starsim run: STARPU_NCPU=\"-1\" is not a count"},
+		{map[string]string{"STARPU_NCUDA": "12"}, 2, "starsim run: STARPU_NCUDA=12: starsim-default-2s-4v100 has 4 GPUs"},
+		{map[string]string{"STARPU_NCPU": "99"}, 2, "starsim run: STARPU_NCPU=99: 99 CPU workers and 4 GPU drivers need 103 cores"},
+		{map[string]string{"STARPU_LIMIT_CUDA_MEM": "400M"}, 2, "starsim run: STARPU_LIMIT_CUDA_MEM=400M: want a whole number of MiB"},
+		{map[string]string{"STARPU_LIMIT_CUDA_MEM": "4GiB"}, 2, "starsim run: STARPU_LIMIT_CUDA_MEM=4GiB: want a whole number of MiB"},
+		{map[string]string{"STARPU_LIMIT_CUDA_MEM": "-5"}, 2, "starsim run: STARPU_LIMIT_CUDA_MEM=-5: want a limit from 2 to 1073741824 MiB (2 MiB to 1 PiB)"},
+		{map[string]string{"STARPU_LIMIT_CUDA_MEM": "0"}, 2, "starsim run: STARPU_LIMIT_CUDA_MEM=0: want a limit from 2 to"},
+		{map[string]string{"STARPU_LIMIT_CUDA_MEM": "1"}, 2, "starsim run: STARPU_LIMIT_CUDA_MEM=1: want a limit from 2 to"},
+		{map[string]string{"STARPU_LIMIT_CUDA_MEM": "99999999999999"}, 2, "starsim run: STARPU_LIMIT_CUDA_MEM=99999999999999: want a limit from 2 to"},
+		{map[string]string{"STARPU_LIMIT_CUDA_MEM": "1e300"}, 2, "starsim run: STARPU_LIMIT_CUDA_MEM=1e300: want a whole number of MiB"},
+		{map[string]string{"STARPU_LIMIT_CUDA_1_MEM": "1"}, 2, "starsim run: STARPU_LIMIT_CUDA_1_MEM=1: want a limit from 2 to"},
+		{map[string]string{"STARPU_LIMIT_CUDA_2_MEM": "many"}, 2, "starsim run: STARPU_LIMIT_CUDA_2_MEM=many: want a whole number of MiB"},
+		{map[string]string{"STARPU_LIMIT_CUDA_0_MEM": "20"}, 1, "starsim run: STARPU_LIMIT_CUDA_0_MEM=20: CUDA0 cannot hold the data of task 0 (POTRF), 33554432 bytes at once"},
+		{map[string]string{"STARPU_LIMIT_CUDA_MEM": "20"}, 1, "starsim run: STARPU_LIMIT_CUDA_MEM=20: CUDA0 cannot hold the data of task 0 (POTRF)"},
+		{map[string]string{"STARPU_SCHED_ALPHA": "fast"}, 2, "starsim run: STARPU_SCHED_ALPHA=fast: want a finite number"},
+		{map[string]string{"STARPU_SCHED_BETA": "NaN"}, 2, "starsim run: STARPU_SCHED_BETA=NaN: want a finite number"},
+		{map[string]string{"STARPU_SCHED_GAMMA": "1e99"}, 2, "starsim run: STARPU_SCHED_GAMMA=1e99: want a finite number"},
+		{map[string]string{"STARPU_PERF_MODEL_DIR": sp, "STARPU_HOSTNAME": "atila"}, 1, "starsim run: no StarPU calibration for host \"atila\""},
 	} {
-		t.Run(c.env+"="+c.val, func(t *testing.T) {
-			t.Setenv(c.env, c.val)
+		var keys []string
+		for k, v := range c.env {
+			keys = append(keys, k+"="+v)
+		}
+		t.Run(strings.Join(keys, " "), func(t *testing.T) {
+			withEnv(t, c.env)
 			code, out, errs := runCLI("run", "--n", "1920")
-			assert.Equal(t, 2, code, errs)
+			assert.Equal(t, c.code, code, errs)
 			assert.Empty(t, out)
 			assert.True(t, strings.HasPrefix(errs, c.msg) && strings.Count(errs, "\n") == 1, "got %q", errs)
 		})
 	}
+	// Sweep reads them too.
+	withEnv(t, map[string]string{"STARPU_LIMIT_CUDA_MEM": "1"})
+	code, out, errs := runCLI("sweep", "--n", "1920", "--sched", "dmda")
+	assert.Equal(t, 2, code, errs)
+	assert.Empty(t, out)
+	assert.Equal(t, "starsim sweep: STARPU_LIMIT_CUDA_MEM=1: want a limit from 2 to 1073741824 MiB (2 MiB to 1 PiB)\n", errs)
 }

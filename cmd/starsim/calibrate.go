@@ -11,15 +11,18 @@ import (
 
 const calibrateUsage = `Usage: starsim calibrate SUBCOMMAND [flags]
 
-  import   --starpu DIR --host NAME -o FILE.calib.json   StarPU sampling directory -> calibration
+  import   --starpu DIR --host NAME -o FILE.calib.json [--strict]   StarPU sampling directory -> calibration
   show     [--json] [FILE | --starpu DIR --host NAME]     kernels, transfers, links, costs (default: embedded)
+           [--model SYMBOL [--arch A]]                   one kernel model, as starpu_perfmodel_display -s
+  plot     --model SYMBOL [--arch A] -o F.png|F.svg [FILE | --starpu DIR --host NAME]
+           duration vs data size per arch, histograms (as starpu_perfmodel_plot)
   fit      -o FILE.calib.json [--base FILE] [--kernels K.csv] [--transfers T.csv]
            histograms and pitch-dependent transfer models from raw samples
 `
 
 func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	return dispatch(calibrateUsage, []subcommand{
-		{"import", runCalibrateImport}, {"show", runCalibrateShow}, {"fit", runCalibrateFit},
+		{"import", runCalibrateImport}, {"show", runCalibrateShow}, {"fit", runCalibrateFit}, {"plot", runCalibratePlot},
 	}, args, stdout, stderr)
 }
 
@@ -34,10 +37,18 @@ Reads a StarPU sampling directory (bus/HOST.* and codelets/45/*.HOST, as
 starpu_calibrate_bus and calibrating runs leave them) and writes a starsim
 calibration: machine, network (the platform file's links and routes), the
 scheduler's transfer predictions, StarPU's runtime costs and every kernel
-model entry. Warnings (entries left out) go to stderr.`, stderr)
+model entry. Warnings (entries left out) go to stderr.
+
+A model file that cannot be read is skipped, as StarPU skips the models no
+codelet uses: it is listed on stderr and in the calibration
+("unreadable_models"), and a run that needs that model fails naming its
+file and line. The command succeeds when the machine is usable (bus files
+read, at least one model). --strict fails on the first unreadable model
+file instead.`, stderr)
 	dir := fs.String("starpu", "", "StarPU sampling directory (holds bus/ and codelets/)")
 	host := fs.String("host", "", "host name of the files (STARPU_HOSTNAME)")
 	out := fs.String("o", "", "output calibration file (*.calib.json)")
+	strict := fs.Bool("strict", false, "fail on any model file StarPU's writer would not have written (unreadable, or read only as StarPU's reader tolerates)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -48,26 +59,36 @@ model entry. Warnings (entries left out) go to stderr.`, stderr)
 	if err := checkOutput("o", *out); err != nil {
 		return err
 	}
-	f, warn, err := calibrate.Import(*dir, *host)
+	f, warn, err := calibrate.ImportWith(*dir, *host, calibrate.ImportOptions{Strict: *strict})
 	if err != nil {
 		return err
 	}
 	for _, w := range warn {
 		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
 	}
+	for _, u := range f.Unreadable {
+		fmt.Fprintf(stderr, "starsim: warning: model %s skipped: %v\n", u.Model, u.Err())
+	}
 	if err := writeCalibration(f, *out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d CPU cores, %d devices, %d kernel models, %d transfer directions\n", *out, f.Machine.CPUCores, len(f.Machine.Devices), len(f.Kernels), len(f.Transfers))
+	fmt.Fprintf(stdout, "%s: %d CPU cores, %d devices, %d kernel models, %d transfer directions", *out, f.Machine.CPUCores, len(f.Machine.Devices), len(f.Kernels), len(f.Transfers))
+	if n := len(f.Unreadable); n > 0 {
+		fmt.Fprintf(stdout, ", %d unreadable model file(s) skipped", n)
+	}
+	fmt.Fprintln(stdout)
 	return nil
 }
 
-// loadCalibration resolves the usual calibration flags: a file, a StarPU
+// loadCalibration resolves the calibration flags of calibrate show and fit
+// and platform build: a file ("default": the embedded one), a StarPU
 // directory and host, or the embedded default.
 func loadCalibration(file, dir, host string, stderr io.Writer) (*calibrate.File, error) {
 	switch {
 	case file != "" && dir != "":
 		return nil, &usageError{"give a calibration FILE or --starpu DIR --host NAME, not both"}
+	case file == builtinCalib:
+		return calibrate.Default(), nil
 	case file != "":
 		return calibrate.ReadFile(file)
 	case dir != "" || host != "":
@@ -91,8 +112,16 @@ shows) and histogram bins; the scheduler's transfer predictions; the network
 links; the runtime costs. Without FILE or --starpu, the embedded default.
 --json prints {"name","machine","links","routes","transfers","costs",
 "kernels":[{"model","arch","impl","footprint","size","flops","n","mean_us",
-"stddev_us","histogram_bins"}]}.`, stderr)
+"stddev_us","histogram_bins"}]}.
+
+--model SYMBOL shows one kernel model as starpu_perfmodel_display -s does:
+per arch its regressions and one line per footprint (hash, size, flops,
+mean and standard deviation in us, samples); --arch A keeps one arch
+(cuda0), or a kind (cpu, cuda). --json then prints the models as the
+calibration file holds them.`, stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
+	model := fs.String("model", "", "show only this kernel model symbol (chol_model_gemm)")
+	arch := fs.String("arch", "", "with --model: only this arch (cuda0) or kind (cpu, cuda)")
 	dir := fs.String("starpu", "", "StarPU sampling directory instead of a calibration file")
 	host := fs.String("host", "", "host name, with --starpu")
 	pos, err := parseInterspersed(fs, args)
@@ -106,9 +135,24 @@ links; the runtime costs. Without FILE or --starpu, the embedded default.
 	if len(pos) == 1 {
 		file = pos[0]
 	}
+	if *arch != "" && *model == "" {
+		return &usageError{"--arch goes with --model SYMBOL"}
+	}
 	f, err := loadCalibration(file, *dir, *host, stderr)
 	if err != nil {
 		return err
+	}
+	if *model != "" {
+		ms, err := f.SelectModels(*model, *arch)
+		if err != nil {
+			return &usageError{err.Error()}
+		}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(ms)
+		}
+		return calibrate.WriteModels(stdout, ms)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -18,15 +18,16 @@ distributions (quantiles and the two-sample Kolmogorov-Smirnov distance).
 Relative errors are (B - A) / A.
 
 A and B are each a tasks.rec file, a directory holding tasks.rec (and
-data.rec, from which transfers are inferred), or a starsim Chrome JSON
-trace (run --trace-chrome; exact transfers). The format is told by the
-content. Times are ms; the makespan runs from the first task start to the
-last task end.`
+data.rec, from which transfers are inferred) or paje.trace, a starsim
+Chrome JSON trace (run --trace-chrome; exact transfers), or a Paje trace:
+StarPU's paje.trace as starpu_fxt_tool writes it, or starsim's (run
+--trace-paje; exact transfers). The format is told by the content. Times
+are ms; the makespan runs from the first task start to the last task end.`
 
 func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", "A B", compareDoc, stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	plotPath := fs.String("plot", "", "write a Gantt chart of both traces (A on top, B below) to FILE (.png or .svg)")
+	plotPath := fs.String("plot", "", "draw both traces (A on top, B below): Gantt of the workers, ready tasks, GPU memory, bytes in flight, as each trace records them, to FILE (.png or .svg)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err

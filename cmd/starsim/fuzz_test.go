@@ -7,10 +7,10 @@ import (
 )
 
 // FuzzFlagValues runs the sweep's value parsers (kind picks: lists,
-// FROM:TO:STEP ranges, numbers, GPU memory sizes, shards) on any string:
+// FROM:TO:STEP ranges, numbers, GPU memory sizes (internal/bytesize, as --gpu-mem reads them), shards) on any string:
 // no panic, a usage error or values within the documented bounds.
 func FuzzFlagValues(f *testing.F) {
-	for _, s := range []string{"dmda,dmdar", "9600:76800:9600", "1:100000000:1", "1,2,,3", "1e300", "4e10,2097152",
+	for _, s := range []string{"dmda,dmdar", "9600:76800:9600", "1:100000000:1", "1,2,,3", "1e300", "4e10,2097152", "400MiB,2GiB", "400M", "-1MiB", "1.5GiB", "2MiB,1PiB",
 		"1/2junk", "3/8", "0.5,2", "NaN", "-1", " 7 : 9 : 1", "9223372036854775807:9223372036854775807:1"} {
 		for kind := uint8(0); kind < 5; kind++ {
 			f.Add(kind, s)
@@ -47,9 +47,9 @@ func FuzzFlagValues(f *testing.F) {
 				}
 			}
 		case 3:
-			var xs []int64
-			xs, err = parseGPUMems(s)
-			for _, x := range xs {
+			m := machineFlags{lists: true, gpuMem: s}
+			err = m.check("sweep", nil)
+			for _, x := range m.memV {
 				if x < minGPUMemBytes || x > maxGPUMemBytes {
 					t.Fatalf("%d bytes accepted", x)
 				}

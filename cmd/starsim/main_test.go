@@ -172,7 +172,7 @@ func TestReplayReproducesRun(t *testing.T) {
 			NTasks    int     `json:"ntasks"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(out), &a))
-		code, out, errs = runCLI("replay", dir, "--sched", sched, "--json", "--check")
+		code, out, errs = runCLI("replay", dir, "--calib", "default", "--sched", sched, "--json", "--check")
 		require.Equal(t, 0, code, errs)
 		require.NoError(t, json.Unmarshal([]byte(out), &b))
 		assert.Equal(t, a.NTasks, b.NTasks)
@@ -199,7 +199,7 @@ func TestCPUProfileAndGC(t *testing.T) {
 	assert.Equal(t, []byte{0x1f, 0x8b}, data[:2], "a pprof profile is gzipped")
 	assert.Equal(t, 137, debug.SetGCPercent(137), "run restores the GC setting")
 	assert.Equal(t, limit, debug.SetMemoryLimit(-1), "run restores the memory limit")
-	code, _, errs = runCLI("replay", dir, "--cpuprofile", prof)
+	code, _, errs = runCLI("replay", dir, "--calib", "default", "--cpuprofile", prof)
 	require.Equal(t, 0, code, errs)
 	assert.Equal(t, 137, debug.SetGCPercent(137), "replay restores the GC setting")
 	assert.Equal(t, limit, debug.SetMemoryLimit(-1), "replay restores the memory limit")

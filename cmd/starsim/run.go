@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
@@ -18,7 +17,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/traces"
 )
@@ -28,15 +29,27 @@ Predicts what a StarPU-style runtime achieves: emulates the application's
 tasks on the calibrated machine in simulated time (data transfers on the
 fluid network, GPU memory capacity, the scheduler's decisions) and prints
 GFlop/s and makespan, then per-worker, per-transfer-direction and memory
-tables. Default calibration: the embedded one (see starsim calibrate show).
+tables. The first line names the machine and where it came from.
 
-Environment (used when the flag is absent): STARPU_SCHED, STARPU_NCPU,
-STARPU_NCUDA, STARPU_HOSTNAME and STARPU_PERF_MODEL_DIR (a StarPU sampling
-directory and host, as --starpu/--host).`
+The machine: --calib FILE, or a StarPU calibration found as StarPU finds
+it (--starpu DIR, else STARPU_PERF_MODEL_DIR, else
+$STARPU_HOME/.starpu/sampling...; --host NAME, else STARPU_HOSTNAME, else
+this machine's name), or with none of these the built-in example machine
+(--calib default), which the first line then names. The task graph and
+model names are those of the calibration's StarPU generation (1.3 or 1.4,
+detected from its model names; --starpu-generation overrides).
+
+Environment (used when the flag is absent; the output lists those used):
+STARPU_SCHED, STARPU_NCPU, STARPU_NCUDA, STARPU_PERF_MODEL_DIR,
+STARPU_HOSTNAME, STARPU_LIMIT_CUDA_MEM and STARPU_LIMIT_CUDA_<id>_MEM (MiB),
+STARPU_SCHED_ALPHA, STARPU_SCHED_BETA, STARPU_SCHED_GAMMA.`
 
 // runFlags are the flags of run (and, later, of sweep and replay).
 type runFlags struct {
-	calib, starpuDir, host string
+	mf                     machineFlags
+	set                    map[string]bool
+	setup                  *machineSetup
+	info                   *machineInfo
 	app                    string
 	n, block               int
 	sched                  string
@@ -45,7 +58,6 @@ type runFlags struct {
 	seed                   uint64
 	double, noPrio, asJSON bool
 	check, noPrefetch      bool
-	gpuMem                 int64
 	noTransferFactor       bool
 	noHiddenHoles          bool
 	explain                string
@@ -55,10 +67,13 @@ type runFlags struct {
 	traceRec               string
 	cpuProfile             string
 	command                string
-	// set holds the flags given on the command line (or by StarPU's
-	// environment); observer the trace writers of the run.
-	set      map[string]bool
+	// plot is --plot's file; config names the run in its title (with
+	// the machine's name).
+	plot, config string
+	// observer is the trace writers of the run; panel records --plot's
+	// panel.
 	observer runtime.Observer
+	panel    *traces.PanelRecorder
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -70,7 +85,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.block, "block", 960, "tile size (N must be a multiple)")
 	fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
 	fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
-	pos, err := f.parse(fs, args)
+	pos, err := f.parse(fs, args, stderr)
 	if err != nil {
 		return err
 	}
@@ -130,9 +145,7 @@ func (f *runFlags) startProfile(out *outputSet) error {
 // register declares the flags run and replay share: machine, workers,
 // scheduler, durations, outputs, decision log and traces.
 func (f *runFlags) register(fs *flag.FlagSet, cmd string, args []string) {
-	fs.StringVar(&f.calib, "calib", "", "calibration file (*.calib.json)")
-	fs.StringVar(&f.starpuDir, "starpu", "", "StarPU sampling directory (instead of --calib)")
-	fs.StringVar(&f.host, "host", "", "host name in the StarPU directory")
+	f.mf.register(fs, false, cmd == "run")
 	fs.StringVar(&f.sched, "sched", "", "scheduler: "+strings.Join(runtime.SchedulerNames(), ", ")+" (default dmda)")
 	fs.IntVar(&f.ncpu, "ncpu", -1, "CPU workers (default: cores - GPUs)")
 	fs.IntVar(&f.ncuda, "ncuda", -1, "GPU workers (default: all GPUs)")
@@ -141,7 +154,6 @@ func (f *runFlags) register(fs *flag.FlagSet, cmd string, args []string) {
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fs.BoolVar(&f.check, "check", false, "verify the run's invariants: dependencies, one kernel at a time per worker, each task run once, memory within capacity, every read and the final data of the last written version, busy time within the makespan")
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
-	fs.Int64Var(&f.gpuMem, "gpu-mem", 0, "GPU memory limit in bytes (default: 90% of each GPU's memory)")
 	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to FILE, - for stderr")
@@ -151,58 +163,67 @@ func (f *runFlags) register(fs *flag.FlagSet, cmd string, args []string) {
 	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace (JSON) to FILE")
 	fs.StringVar(&f.traceRec, "trace-rec", "", "write StarPU's tasks.rec and data.rec into DIR")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to FILE (go tool pprof)")
+	fs.StringVar(&f.plot, "plot", "", "draw a panel of the run (Gantt of the workers, ready tasks, GPU memory, bytes in flight) to FILE (.png or .svg)")
 	f.command = "starsim " + cmd + " " + strings.Join(args, " ")
 }
 
-// parse parses args and applies StarPU's environment to the flags not given.
-func (f *runFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+// parse parses args and applies StarPU's environment to the flags not
+// given (STARPU_SCHED, STARPU_NCPU, STARPU_NCUDA; the machine's variables
+// are read when the machine is resolved). --plot's extension is checked at
+// once; the other values by validateCommon.
+func (f *runFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return nil, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	f.set = set
-	return pos, f.applyEnv(set)
+	if f.plot != "" {
+		if err := checkExt("plot", f.plot, ".png", ".svg"); err != nil {
+			return nil, err
+		}
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	used, err := applyStarPUEnv(f.set, &f.sched, &f.ncpu, &f.ncuda, stderr)
+	if err != nil {
+		return nil, err
+	}
+	f.setup = &machineSetup{env: used}
+	if f.sched == "" {
+		f.sched = "dmda"
+	}
+	return pos, nil
 }
 
-// print writes a result as JSON or tables.
+// machine resolves the machine flags (cmd: "run" or "replay") into the
+// one machine the command runs on.
+func (f *runFlags) machine(cmd string, stderr io.Writer) (*machine, error) {
+	s, err := f.mf.resolve(cmd, f.set, stderr)
+	if err != nil {
+		return nil, err
+	}
+	s.env = dedupe(sortedCopy(append(s.env, f.setup.env...)))
+	f.setup = s
+	return s.machines[0], nil
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
+
+// print writes a result as JSON or tables, the machine first.
 func (f *runFlags) print(w io.Writer, res *runtime.Result) error {
 	if f.asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return enc.Encode(struct {
+			Machine *machineInfo `json:"machine"`
+			*runtime.Result
+		}{f.info, res})
 	}
+	f.info.writeHeader(w)
 	return printResult(w, res)
-}
-
-// applyEnv honours StarPU's environment variables for flags not given.
-func (f *runFlags) applyEnv(set map[string]bool) error {
-	if v := os.Getenv("STARPU_SCHED"); v != "" && !set["sched"] {
-		f.sched = v
-	}
-	for _, e := range []struct {
-		name, flag string
-		dst        *int
-	}{{"STARPU_NCPU", "ncpu", &f.ncpu}, {"STARPU_NCUDA", "ncuda", &f.ncuda}} {
-		if v := os.Getenv(e.name); v != "" && !set[e.flag] {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return &usageError{fmt.Sprintf("%s=%q is not a count", e.name, v)}
-			}
-			*e.dst = n
-		}
-	}
-	if f.calib == "" && !set["starpu"] && !set["host"] {
-		dir, host := os.Getenv("STARPU_PERF_MODEL_DIR"), os.Getenv("STARPU_HOSTNAME")
-		if dir != "" && host != "" {
-			f.starpuDir, f.host = dir, host
-		}
-	}
-	if f.sched == "" {
-		f.sched = "dmda"
-	}
-	return nil
 }
 
 func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error) {
@@ -212,30 +233,63 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 	if f.double {
 		prec = models.Double
 	}
-	// The graph does not depend on the calibration: it is built on another
-	// core while the calibration loads (errors are reported as before, the
-	// calibration's first).
+	// The graph depends on the calibration only through its StarPU
+	// generation and model names: StarPU 1.4's graph under its own names
+	// is built on another core while the calibration loads, and rebuilt
+	// when the calibration asks for another (errors are reported as
+	// before, the calibration's first).
 	type built struct {
 		g   *runtime.Graph
 		err error
 	}
+	o := models.Options{N: f.n, Block: f.block, Precision: prec, PrioritySched: f.sched, NoPrio: f.noPrio}
 	graph := make(chan built, 1)
 	go func() {
-		g, err := models.New(f.app, models.Options{N: f.n, Block: f.block, Precision: prec, PrioritySched: f.sched, NoPrio: f.noPrio})
+		g, err := models.New(f.app, o)
 		graph <- built{g, err}
 	}()
-	cal, err := loadCalibration(f.calib, f.starpuDir, f.host, stderr)
+	mc, err := f.machine("run", stderr)
 	b := <-graph
 	if err != nil {
 		return nil, err
 	}
-	if err := checkWorkers(f.source("ncpu"), f.source("ncuda"), f.ncpu, f.ncuda, cal); err != nil {
+	if err := checkWorkers(f.source("ncpu"), f.source("ncuda"), f.ncpu, f.ncuda, mc.file); err != nil {
 		return nil, err
 	}
 	if b.err != nil {
 		return nil, &usageError{b.err.Error()}
 	}
-	return f.simulate(stderr, cal.RuntimeMachine(), b.g, out)
+	res, err := mc.file.ResolveApp(f.app, f.double, f.setup.gen)
+	if err != nil {
+		return nil, err
+	}
+	used := map[string]bool{}
+	for _, k := range res.Kernels {
+		used[k.Symbol] = true
+	}
+	reportModels(stderr, mc, used)
+	if def, _ := generation.Kernels(f.app, generation.V14, f.double); res.Gen != generation.V14 || !sameSymbols(def, res.Kernels) {
+		o.Generation, o.Symbols = res.Gen, res.Symbols()
+		if b.g, err = models.New(f.app, o); err != nil {
+			return nil, &usageError{err.Error()}
+		}
+	}
+	f.info = f.setup.info(mc, res)
+	f.config = fmt.Sprintf("%s N=%d, block %d, %s", f.app, f.n, f.block, prec)
+	return f.simulate(stderr, mc, b.g, out)
+}
+
+// sameSymbols says whether a and b name the same kernels the same way.
+func sameSymbols(a, b []generation.KernelSymbol) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // gcPercent is the collector's setting while pauseGC holds it off; gcLimit
@@ -291,12 +345,14 @@ func resumeGC() {
 	}
 }
 
-// simulate runs g on m with the run flags' options, explain log and traces
-// (written through out).
-func (f *runFlags) simulate(stderr io.Writer, m *runtime.Machine, g *runtime.Graph, out *outputSet) (*runtime.Result, error) {
+// simulate runs g on mc with the run flags' options, explain log, traces
+// and panel (written through out).
+func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *runtime.Graph, out *outputSet) (*runtime.Result, error) {
+	m := mc.file.RuntimeMachine()
 	opts := runtime.DefaultOptions()
 	opts.Sched, opts.NCPU, opts.NCUDA, opts.Seed, opts.Check = f.sched, f.ncpu, f.ncuda, f.seed, f.check
-	opts.GPUMemLimitBytes, opts.NoPrefetch = f.gpuMem, f.noPrefetch
+	opts.NoPrefetch = f.noPrefetch
+	f.setup.apply(mc, &opts)
 	opts.StarPUTransferFactor = !f.noTransferFactor
 	opts.StarPUHiddenHoles = !f.noHiddenHoles
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
@@ -326,18 +382,63 @@ func (f *runFlags) simulate(stderr io.Writer, m *runtime.Machine, g *runtime.Gra
 	sim, err := runtime.New(m, g, opts)
 	collectLater()
 	if err != nil {
-		return nil, f.explainNew(err)
+		return nil, explainNew(mc, err)
 	}
-	return sim.Run()
+	res, err := sim.Run()
+	if err == nil && f.panel != nil {
+		err = f.savePanel(res, f.panel, out)
+	}
+	return res, err
 }
 
-// openTraces creates the requested trace writers (f.observer: nil when none).
+// savePanel draws --plot's panel of a run, titled with the machine and the
+// configuration, into out.
+func (f *runFlags) savePanel(res *runtime.Result, rec *traces.PanelRecorder, out *outputSet) error {
+	var ncpu, ngpu int
+	for _, w := range res.Workers {
+		if strings.HasPrefix(w.Arch, "cpu") {
+			ncpu++
+		} else {
+			ngpu++
+		}
+	}
+	p := plot.Panel{
+		Title: fmt.Sprintf("%s: %s, %s, %d CPU + %d GPU workers", f.info.Name, f.config, res.Sched, ncpu, ngpu),
+		Blocks: []plot.Block{{
+			Title: fmt.Sprintf("starsim prediction: %s, makespan %.3f ms, %d tasks", gflopsText(res), res.MakespanS*1e3, res.NTasks),
+			TL:    rec.Timeline(), XLabel: "simulated time (ms)",
+		}},
+	}
+	data, err := plot.EncodePanel(p, f.plot)
+	if err != nil {
+		return err
+	}
+	fh, err := out.create(f.plot)
+	if err != nil {
+		return err
+	}
+	if _, err := fh.Write(data); err != nil {
+		return fmt.Errorf("%s: %w", f.plot, err)
+	}
+	return nil
+}
+
+// gflopsText is "412.4 GFlop/s", or says that the flop count is unknown.
+func gflopsText(r *runtime.Result) string {
+	if r.GFlops > 0 {
+		return fmt.Sprintf("%.1f GFlop/s", r.GFlops)
+	}
+	return "GFlop/s unknown (no flop count)"
+}
+
+// openTraces creates the requested trace writers (f.observer: nil when
+// none) and --plot's recorder (f.panel).
 func (f *runFlags) openTraces(g *runtime.Graph, out *outputSet) error {
-	f.observer = nil
-	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" {
+	f.observer, f.panel = nil, nil
+	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" && f.plot == "" {
 		return nil
 	}
-	h := traces.Header{Tool: "starsim", Version: version, Command: f.command, Seed: f.seed}
+	h := traces.Header{Tool: "starsim", Version: version, Command: f.command, Seed: f.seed, Machine: strings.TrimPrefix(f.info.line(), "machine: ")}
 	var obs []runtime.Observer
 	if f.tracePaje != "" {
 		fh, err := out.create(f.tracePaje)
@@ -345,6 +446,7 @@ func (f *runFlags) openTraces(g *runtime.Graph, out *outputSet) error {
 			return err
 		}
 		p := traces.NewPaje(fh, h)
+		p.SetHandles(g.Handles)
 		obs = append(obs, p)
 		out.onClose(p.Close)
 	}
@@ -376,12 +478,16 @@ func (f *runFlags) openTraces(g *runtime.Graph, out *outputSet) error {
 		obs = append(obs, r)
 		out.onClose(r.Close)
 	}
+	if f.plot != "" {
+		f.panel = traces.NewPanelRecorder()
+		obs = append(obs, f.panel)
+	}
 	f.observer = traces.Multi(obs...)
 	return nil
 }
 
 func printResult(w io.Writer, r *runtime.Result) error {
-	fmt.Fprintf(w, "%s, %s: %.1f GFlop/s, makespan %.3f ms, %d tasks\n", r.App, r.Sched, r.GFlops, r.MakespanS*1e3, r.NTasks)
+	fmt.Fprintf(w, "%s, %s: %s, makespan %.3f ms, %d tasks\n", r.App, r.Sched, gflopsText(r), r.MakespanS*1e3, r.NTasks)
 	fmt.Fprintf(w, "SLR %.3f, speedup %.3f, efficiency %.3f", r.SLR, r.Speedup, r.Efficiency)
 	if r.EnergyJ > 0 {
 		fmt.Fprintf(w, ", energy %.1f J (%.2f GFlop/J)", r.EnergyJ, r.GFlops*r.MakespanS/r.EnergyJ)

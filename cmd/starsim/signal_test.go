@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -14,21 +15,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestMain runs the command itself when a test starts this binary with
-// STARSIM_TEST_MAIN=1 (signals need a process of their own).
-func TestMain(m *testing.M) {
-	if os.Getenv("STARSIM_TEST_MAIN") == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
-
 // starsimProcess starts this test binary as the starsim command.
 func starsimProcess(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "STARSIM_TEST_MAIN=1")
+	// The CLI as a process reads the real environment: StarPU's
+	// variables are left out, as TestMain leaves them out in-process.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "STARPU_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "STARSIM_TEST_MAIN=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	require.NoError(t, cmd.Start())

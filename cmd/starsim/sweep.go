@@ -6,17 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	goruntime "runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
+	"unicode"
 
-	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/internal/atomicfile"
-	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/runtime"
 )
@@ -26,13 +23,20 @@ Runs the cartesian product of machines (calibrations x what-ifs), apps,
 schedulers, block sizes and matrix sizes, in parallel on -j workers; the
 results do not depend on -j or on sharding. Lists are comma-separated; --n
 also takes ranges FROM:TO:STEP. Prints a table; --csv/--json write one row
-per run in a fixed order; --plot draws GFlop/s vs N (PNG or SVG).
+per run in a fixed order; --plot draws GFlop/s (PNG or SVG) against N, or,
+when a what-if takes several values, against it, one panel per value of
+the other varying quantities; the title says what the runs share.
 
-What-ifs (each list multiplies the machines): --gpus K (add GPUs by cloning
-the last one, or remove), --pci-bw-scale X (every link and prediction),
---gpu-mem BYTES (every GPU's memory), --gpu-from OTHER.calib.json (another
-GPU's kernel models and memory). --price FILE (JSON: device model -> price,
-"cpu" -> price of the host) adds GFlop/s per unit of money.
+Machines as for run (--calib, --starpu, --host, StarPU's variables; the
+built-in example machine when none is named), each named on the first
+lines and in every row with where it came from and the StarPU generation
+its runs used. What-ifs (each list multiplies the machines): --gpus K (add
+GPUs by cloning the last one, or remove), --pci-bw-scale X (every link and
+prediction), --gpu-mem SIZE (the GPU memory StarPU may use, e.g. 400MiB),
+--gpu-from OTHER.calib.json (another GPU's kernel models and memory).
+--price FILE (JSON: device model -> price, "cpu" -> price of the host) adds
+GFlop/s per unit of money; --currency names the price unit (default "units
+of money").
 
 starsim sweep merge A.csv B.csv ... --csv OUT joins shards (--shard i/n)
 into the same bytes as the unsharded sweep.`
@@ -42,9 +46,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		return runSweepMerge(args[1:], stdout, stderr)
 	}
 	fs := newFlagSet("sweep", "", sweepDoc, stderr)
-	calibs := fs.String("calib", "", "calibration files, comma-separated")
-	dir := fs.String("starpu", "", "StarPU sampling directory (with --host)")
-	hosts := fs.String("host", "", "host names in the StarPU directory, comma-separated")
+	var mf machineFlags
+	mf.register(fs, true, true)
 	apps := fs.String("app", "cholesky", "applications: cholesky, lu")
 	ns := fs.String("n", "9600:38400:9600", "matrix orders: list or FROM:TO:STEP")
 	blocks := fs.String("block", "960", "tile sizes")
@@ -56,16 +59,13 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	double := fs.Bool("double", false, "double-precision tiles")
 	check := fs.Bool("check", false, "verify every run's invariants")
 	sample := fs.Float64("sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of this many seconds")
-	gpus := fs.String("gpus", "", "what-if: GPU counts, comma-separated")
-	pci := fs.String("pci-bw-scale", "", "what-if: PCI bandwidth factors, comma-separated")
-	gpuMem := fs.String("gpu-mem", "", "what-if: GPU memory sizes in bytes, comma-separated")
-	gpuFrom := fs.String("gpu-from", "", "what-if: calibration whose GPU is swapped in")
 	price := fs.String("price", "", "JSON file of prices: device model -> price, \"cpu\" -> host price")
 	jobsN := fs.Int("j", goruntime.NumCPU(), "parallel runs")
 	csvOut := fs.String("csv", "", "write results as CSV")
 	jsonOut := fs.String("json", "", "write results as JSON")
 	plotOut := fs.String("plot", "", "draw GFlop/s vs N (.png or .svg)")
-	plotPrice := fs.String("plot-price", "", "with --price: draw GFlop/s per 1000 units of money vs N")
+	plotPrice := fs.String("plot-price", "", "with --price: draw GFlop/s per 1000 units of money, as --plot")
+	currency := fs.String("currency", "", "with --price: the prices' currency (EUR, USD...), named on --plot-price's axis and in the table")
 	shard := fs.String("shard", "", "run only slice i of n (i/n)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -76,8 +76,18 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	envUsed, err := applyStarPUEnv(set, scheds, ncpu, ncuda, stderr)
+	if err != nil {
+		return err
+	}
 	// Flags, outputs and the sweep's size are checked before anything is
 	// read or run.
+	src := func(flag string) string {
+		if env := envOf[flag]; env != "" && !set[flag] && getenv(env) != "" {
+			return env
+		}
+		return "--" + flag
+	}
 	plan := &sweep.Plan{Double: *double}
 	if plan.Apps, err = parseList("app", *apps); err != nil {
 		return err
@@ -92,7 +102,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, s := range plan.Scheds {
 		if !slices.Contains(runtime.SchedulerNames(), s) {
-			return flagError("sched", *scheds, "unknown scheduler %q (known: %s)", s, strings.Join(runtime.SchedulerNames(), ", "))
+			return sourceError(src("sched"), *scheds, "unknown scheduler %q (known: %s)", s, strings.Join(runtime.SchedulerNames(), ", "))
 		}
 	}
 	if plan.Ns, err = parseInts("n", *ns, true, maxSweepJobs); err != nil {
@@ -123,27 +133,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	default:
 		return flagError("durations", *durations, "want mean, normal or histogram")
 	}
-	plan.Options = o
-	var w whatIfs
-	if *gpus != "" {
-		if w.gpus, err = parseInts("gpus", *gpus, false, maxGPUs); err != nil {
-			return err
-		}
-		for _, k := range w.gpus {
-			if k > maxGPUs {
-				return flagError("gpus", *gpus, "%d GPUs: at most %d (64 memory nodes with RAM)", k, maxGPUs)
-			}
-		}
-	}
-	if *pci != "" {
-		if w.pci, err = parseFloats("pci-bw-scale", *pci, minPCIScale, maxPCIScale); err != nil {
-			return err
-		}
-	}
-	if *gpuMem != "" {
-		if w.mem, err = parseGPUMems(*gpuMem); err != nil {
-			return err
-		}
+	if err := mf.check("sweep", set); err != nil {
+		return err
 	}
 	shardI, shardN := 0, 0
 	if *shard != "" {
@@ -153,6 +144,14 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if *plotPrice != "" && *price == "" {
 		return &usageError{"--plot-price needs --price FILE"}
+	}
+	if set["currency"] {
+		if *price == "" {
+			return &usageError{"--currency needs --price FILE"}
+		}
+		if err := checkCurrency(*currency); err != nil {
+			return err
+		}
 	}
 	outs := outputList{}
 	outs.add("csv", *csvOut)
@@ -168,13 +167,34 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if *gpuFrom != "" {
-		if w.from, err = calibrate.ReadFile(*gpuFrom); err != nil {
-			return err
-		}
-	}
-	if plan.Machines, err = sweepMachines(*calibs, *dir, *hosts, w, stderr); err != nil {
+	setup, err := mf.resolve("sweep", set, stderr)
+	if err != nil {
 		return err
+	}
+	setup.env = dedupe(sortedCopy(append(setup.env, envUsed...)))
+	o.DMWeights = setup.weights
+	plan.Options = o
+	var header []string
+	for _, mc := range setup.machines {
+		used := map[string]bool{}
+		for _, app := range plan.Apps {
+			res, err := mc.file.ResolveApp(app, *double, setup.gen)
+			if err != nil {
+				return err
+			}
+			for _, k := range res.Kernels {
+				used[k.Symbol] = true
+			}
+		}
+		reportModels(stderr, mc, used)
+		plan.Machines = append(plan.Machines, sweep.Machine{Label: mc.label(), File: mc.file, Source: mc.source, Generation: setup.gen, Base: mc.base, WhatIfs: mc.whatIfs,
+			GPUMemLimitBytes: mc.gpuMemLimit, GPUMemLimitByDevice: mc.perGPU})
+		in := setup.info(mc, nil)
+		in.Environment = nil
+		header = append(header, in.line())
+	}
+	if len(setup.env) > 0 {
+		header = append(header, "environment: "+strings.Join(setup.env, ", "))
 	}
 	if prices != nil {
 		if err := applyPrices(plan.Machines, prices, *price, *ncuda); err != nil {
@@ -193,7 +213,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err := checkSweepSize(plan, jobs, *jobsN); err != nil {
 		return err
 	}
-	if err := dryRun(plan, *gpuMem != ""); err != nil {
+	if err := dryRun(plan, setup.machines, src("ncpu"), src("ncuda")); err != nil {
 		return err
 	}
 	var done atomic.Int64
@@ -220,6 +240,10 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w (%d of %d jobs had finished; nothing written)", err, done.Load(), len(jobs))
 	}
+	money := *currency
+	if money == "" {
+		money = "units of money"
+	}
 	files := map[string]func() ([]byte, error){}
 	if *csvOut != "" {
 		files[*csvOut] = func() ([]byte, error) { var b bytes.Buffer; err := sweep.WriteCSV(&b, rows); return b.Bytes(), err }
@@ -228,20 +252,49 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		files[*jsonOut] = func() ([]byte, error) { var b bytes.Buffer; err := sweep.WriteJSON(&b, rows); return b.Bytes(), err }
 	}
 	if *plotOut != "" {
-		files[*plotOut] = func() ([]byte, error) { return plotRows(rows, *plotOut, false) }
+		files[*plotOut] = func() ([]byte, error) { return plotSweep(plan, rows, *plotOut, false, money) }
 	}
 	if *plotPrice != "" {
-		files[*plotPrice] = func() ([]byte, error) { return plotRows(rows, *plotPrice, true) }
+		files[*plotPrice] = func() ([]byte, error) { return plotSweep(plan, rows, *plotPrice, true, money) }
 	}
 	var table bytes.Buffer
-	if err := printRows(&table, rows); err != nil {
+	for _, h := range header {
+		fmt.Fprintln(&table, h)
+	}
+	if err := printRows(&table, rows, money); err != nil {
 		return err
 	}
 	if err := writeAll(files, []string{*csvOut, *jsonOut, *plotOut, *plotPrice}); err != nil {
 		return err
 	}
+	if *price != "" && *currency == "" {
+		fmt.Fprintf(stderr, "starsim: note: prices have no currency (--currency): per price columns and axes say \"units of money\"\n")
+	}
 	_, err = stdout.Write(table.Bytes())
 	return err
+}
+
+// maxCurrency bounds --currency's length (runes): it labels a column and
+// an axis.
+const maxCurrency = 16
+
+// checkCurrency checks --currency: a short label of printable characters
+// (a newline or a control character would break the table's line).
+func checkCurrency(c string) error {
+	n := 0
+	for _, r := range c {
+		n++
+		if !unicode.IsPrint(r) || r == '\uFFFD' {
+			return flagError("currency", c, "want a currency label of printable characters (EUR, USD, €)")
+		}
+	}
+	switch {
+	case strings.TrimSpace(c) == "":
+		return flagError("currency", c, "want a currency label (EUR, USD, €), not an empty one")
+	case n > maxCurrency:
+		return flagError("currency", c, "%d characters: a currency label has at most %d", n, maxCurrency)
+	}
+	return nil
 }
 
 // writeAll renders every output, then writes them all or none. order lists
@@ -276,103 +329,9 @@ func writeAll(files map[string]func() ([]byte, error), order []string) error {
 	return out.finish(true)
 }
 
-// whatIfs are sweep's machine transforms, each list multiplying the
-// machines.
-type whatIfs struct {
-	gpus []int
-	pci  []float64
-	mem  []int64
-	from *calibrate.File
-}
-
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// sweepMachines loads the calibrations and multiplies them by the what-ifs.
-func sweepMachines(calibs, dir, hosts string, w whatIfs, stderr io.Writer) ([]sweep.Machine, error) {
-	var base []*calibrate.File
-	if calibs != "" {
-		files, err := parseList("calib", calibs)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range files {
-			f, err := calibrate.ReadFile(p)
-			if err != nil {
-				return nil, err
-			}
-			base = append(base, f)
-		}
-	}
-	if dir != "" || hosts != "" {
-		if dir == "" || hosts == "" {
-			return nil, &usageError{"--starpu DIR and --host NAME[,NAME] go together"}
-		}
-		hs, err := parseList("host", hosts)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hs {
-			f, err := loadCalibration("", dir, h, stderr)
-			if err != nil {
-				return nil, err
-			}
-			base = append(base, f)
-		}
-	}
-	if len(base) == 0 {
-		base = append(base, calibrate.Default())
-	}
-	type transform func(*calibrate.File) (*calibrate.File, error)
-	var stages [][]transform
-	if len(w.gpus) > 0 {
-		var st []transform
-		for _, k := range w.gpus {
-			st = append(st, func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUs(k) })
-		}
-		stages = append(stages, st)
-	}
-	if len(w.pci) > 0 {
-		var st []transform
-		for _, x := range w.pci {
-			st = append(st, func(f *calibrate.File) (*calibrate.File, error) { return f.ScalePCIBandwidth(x) })
-		}
-		stages = append(stages, st)
-	}
-	if len(w.mem) > 0 {
-		var st []transform
-		for _, m := range w.mem {
-			st = append(st, func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUMemory(m) })
-		}
-		stages = append(stages, st)
-	}
-	if w.from != nil {
-		stages = append(stages, []transform{func(f *calibrate.File) (*calibrate.File, error) { return f.WithGPUFrom(w.from) }})
-	}
-	files := base
-	for _, st := range stages {
-		var next []*calibrate.File
-		for _, f := range files {
-			for _, tr := range st {
-				g, err := tr(f)
-				if err != nil {
-					return nil, fmt.Errorf("what-if on %s: %w", f.Name, err)
-				}
-				next = append(next, g)
-			}
-		}
-		files = next
-	}
-	if len(files) > maxSweepJobs {
-		return nil, &usageError{fmt.Sprintf("%d machines (calibrations x what-ifs): at most %d", len(files), maxSweepJobs)}
-	}
-	var out []sweep.Machine
-	for _, f := range files {
-		out = append(out, sweep.Machine{Label: f.Name, File: f})
-	}
-	return out, nil
 }
 
 // applyPrices prices each machine: its CUDA GPUs in use (all, or ncuda)
@@ -396,55 +355,12 @@ func applyPrices(ms []sweep.Machine, prices map[string]float64, path string, ncu
 	return nil
 }
 
-// plotRows draws GFlop/s against N, one curve per (machine, app, sched,
-// block) configuration, as path's extension asks.
-func plotRows(rows []sweep.Row, path string, perPrice bool) ([]byte, error) {
-	var order []string
-	series := map[string]*plot.Series{}
-	for _, r := range rows {
-		name := fmt.Sprintf("%s %s %s", r.Machine, r.App, r.Sched)
-		if r.Block != 960 {
-			name += fmt.Sprintf(" b%d", r.Block)
-		}
-		s, ok := series[name]
-		if !ok {
-			s = &plot.Series{Name: name}
-			series[name] = s
-			order = append(order, name)
-		}
-		s.X = append(s.X, float64(r.N))
-		y := r.GFlops
-		if perPrice {
-			y = 1000 * r.GFlopsPerPrice()
-		}
-		s.Y = append(s.Y, y)
-	}
-	fig := plot.Figure{Title: "Predicted performance", XLabel: "matrix order N", YLabel: "GFlop/s"}
-	if perPrice {
-		fig.Title, fig.YLabel = "Predicted performance per price", "GFlop/s per 1000 units"
-	}
-	for _, name := range order {
-		s := series[name]
-		idx := make([]int, len(s.X))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return s.X[idx[a]] < s.X[idx[b]] })
-		var sx, sy []float64
-		for _, i := range idx {
-			sx, sy = append(sx, s.X[i]), append(sy, s.Y[i])
-		}
-		fig.Series = append(fig.Series, plot.Series{Name: name, X: sx, Y: sy})
-	}
-	return plot.Encode(fig, filepath.Ext(path))
-}
-
-func printRows(w io.Writer, rows []sweep.Row) error {
+func printRows(w io.Writer, rows []sweep.Row, currency string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	priced := len(rows) > 0 && rows[0].PriceUnits > 0
 	fmt.Fprintf(tw, "MACHINE\tAPP\tSCHED\tN\tBLOCK\tGFLOP/S\tMAKESPAN (s)\tSLR\tEFFICIENCY\tBUSY %%\tENERGY (J)")
 	if priced {
-		fmt.Fprintf(tw, "\tGFLOP/S PER 1000 UNITS")
+		fmt.Fprintf(tw, "\tGFLOP/S PER 1000 %s", strings.ToUpper(currency))
 	}
 	fmt.Fprintln(tw)
 	for _, r := range rows {

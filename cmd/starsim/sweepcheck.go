@@ -12,7 +12,6 @@ import (
 
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 )
 
 // parseList splits a comma-separated list: no empty list, no entry twice.
@@ -112,29 +111,6 @@ func parseFloats(flag, s string, lo, hi float64) ([]float64, error) {
 	return out, nil
 }
 
-// parseGPUMems reads sweep's --gpu-mem: a list of device memory sizes in
-// bytes (integers, or numbers such as 4e9 that are whole), each from
-// minGPUMemBytes to maxGPUMemBytes.
-func parseGPUMems(s string) ([]int64, error) {
-	items, err := parseList("gpu-mem", s)
-	if err != nil {
-		return nil, err
-	}
-	var out []int64
-	for _, it := range items {
-		x, err := strconv.ParseFloat(it, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x != math.Trunc(x) {
-			return nil, flagError("gpu-mem", s, "%q is not a whole number of bytes", it)
-		}
-		if x < minGPUMemBytes || x > maxGPUMemBytes {
-			return nil, flagError("gpu-mem", s, "%q bytes: a GPU's memory must be from %d (2 MiB: StarPU uses 90 %% of it in whole MiB) to %d (1 PiB) bytes",
-				it, int64(minGPUMemBytes), int64(maxGPUMemBytes))
-		}
-		out = append(out, int64(x))
-	}
-	return out, nil
-}
-
 // parseShard reads --shard I/N (1 <= I <= N, decimal integers only).
 func parseShard(s string) (i, n int, err error) {
 	a, b, ok := strings.Cut(s, "/")
@@ -208,22 +184,18 @@ func checkSweepSize(plan *sweep.Plan, jobs []sweep.Job, par int) error {
 	return nil
 }
 
-// dryRun builds, for every machine, app and block size, a small graph of
-// the sweep's and prepares its simulation (runtime.New), so that what
-// would fail in every job (too many workers, an uncalibrated kernel, GPU
-// memory too small for one task's data) fails before any job runs. The
-// graph has min(largest N, 3 blocks) per side: enough for every kernel and
-// for the largest task of the graphs.
-func dryRun(plan *sweep.Plan, gpuMemFlag bool) error {
-	prec := models.Single
-	if plan.Double {
-		prec = models.Double
-	}
+// dryRun prepares, for every machine, app, block size and scheduler, a
+// small job of the sweep (its graph and runtime.New, as the sweep would:
+// sweep.Plan.Check), so that what would fail in every job (too many
+// workers, an uncalibrated kernel, GPU memory too small for one task's
+// data) fails before any job runs. The job has min(largest N, 3 blocks)
+// per side: enough for every kernel and for the largest task of the
+// graphs. ncpuSrc and ncudaSrc name where the worker counts came from.
+func dryRun(plan *sweep.Plan, machines []*machine, ncpuSrc, ncudaSrc string) error {
 	for mi := range plan.Machines {
-		if err := checkWorkers("--ncpu", "--ncuda", plan.Options.NCPU, plan.Options.NCUDA, plan.Machines[mi].File); err != nil {
+		if err := checkWorkers(ncpuSrc, ncudaSrc, plan.Options.NCPU, plan.Options.NCUDA, plan.Machines[mi].File); err != nil {
 			return err
 		}
-		m := plan.Machines[mi].File.RuntimeMachine()
 		for _, app := range plan.Apps {
 			for _, b := range plan.Blocks {
 				n := 0
@@ -237,18 +209,9 @@ func dryRun(plan *sweep.Plan, gpuMemFlag bool) error {
 					continue
 				}
 				for _, sched := range plan.Scheds {
-					g, err := models.New(app, models.Options{N: n, Block: b, Precision: prec, PrioritySched: sched})
-					if err != nil {
-						return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
-					}
-					o := plan.Options
-					o.Sched = sched
-					if _, err := runtime.New(m, g, o); err != nil {
-						var what string
-						if gpuMemFlag {
-							what = " (see --gpu-mem)"
-						}
-						return fmt.Errorf("%s %s block=%d %s: %w%s", plan.Machines[mi].Label, app, b, sched, err, what)
+					j := sweep.Job{Machine: mi, App: app, Sched: sched, Block: b, N: n}
+					if err := plan.Check(j); err != nil {
+						return fmt.Errorf("%s %s block=%d %s: %w", plan.Machines[mi].Label, app, b, sched, explainNew(machines[mi], err))
 					}
 				}
 			}

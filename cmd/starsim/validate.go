@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/internal/bytesize"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
 )
@@ -35,15 +36,16 @@ const (
 	// minSampleS is the shortest --sample-interval (1 µs, the runtime's
 	// smallest cost); runtime.MaxSamples bounds the series' length.
 	minSampleS = 1e-6
-	// minGPUMemBytes is the least GPU memory --gpu-mem accepts as a
-	// device's memory (sweep): StarPU uses 90 % of it in whole MiB, which
-	// is 0 (unlimited) below 2 MiB.
+	// minGPUMemBytes is the least GPU memory limit --gpu-mem and
+	// STARPU_LIMIT_CUDA[_<id>]_MEM accept, as a device's memory must be
+	// (runtime.MinGPUMemoryBytes: StarPU uses 90 % of it in whole MiB,
+	// which is 0, unlimited, below 2 MiB).
 	minGPUMemBytes = 2 << 20
-	// maxGPUMemBytes bounds --gpu-mem (1 PiB).
+	// maxGPUMemBytes bounds the GPU memory limits (1 PiB).
 	maxGPUMemBytes = 1 << 50
-	// maxGPUs bounds sweep --gpus: 64 memory nodes, RAM included.
+	// maxGPUs bounds --gpus: 64 memory nodes, RAM included.
 	maxGPUs = 63
-	// minPCIScale and maxPCIScale bound sweep --pci-bw-scale.
+	// minPCIScale and maxPCIScale bound --pci-bw-scale.
 	minPCIScale, maxPCIScale = 1e-6, 1e6
 )
 
@@ -68,7 +70,7 @@ var envOf = map[string]string{"sched": "STARPU_SCHED", "ncpu": "STARPU_NCPU", "n
 // source names where a flag's value came from: the flag, or StarPU's
 // environment when the flag was not given.
 func (f *runFlags) source(flag string) string {
-	if env := envOf[flag]; env != "" && !f.set[flag] && os.Getenv(env) != "" {
+	if env := envOf[flag]; env != "" && !f.set[flag] && getenv(env) != "" {
 		return env
 	}
 	return "--" + flag
@@ -122,8 +124,12 @@ func showValue(v any) string {
 	return s
 }
 
-// validateCommon checks the flags run and replay share.
-func (f *runFlags) validateCommon() error {
+// validateCommon checks the flags run and replay share (cmd: "run" or
+// "replay"), the machine flags' values included.
+func (f *runFlags) validateCommon(cmd string) error {
+	if err := f.mf.check(cmd, f.set); err != nil {
+		return err
+	}
 	for _, c := range []struct {
 		name string
 		v    int
@@ -139,9 +145,6 @@ func (f *runFlags) validateCommon() error {
 	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
 	default:
 		return flagError("durations", f.durations, "want mean, normal or histogram")
-	}
-	if f.gpuMem < 0 || f.gpuMem > maxGPUMemBytes {
-		return flagError("gpu-mem", f.gpuMem, "want a GPU memory limit in bytes, from 1 to %d (1 PiB), or 0 for StarPU's default", int64(maxGPUMemBytes))
 	}
 	if err := checkSampleInterval(f.sampleS); err != nil {
 		return err
@@ -159,6 +162,7 @@ func (f *runFlags) validateCommon() error {
 	outs.add("trace-paje", f.tracePaje)
 	outs.add("trace-chrome", f.traceChrome)
 	outs.add("cpuprofile", f.cpuProfile)
+	outs.add("plot", f.plot, ".png", ".svg")
 	if f.traceRec != "" {
 		if err := checkOutputDir("trace-rec", f.traceRec); err != nil {
 			return err
@@ -171,7 +175,7 @@ func (f *runFlags) validateCommon() error {
 
 // validateRun checks run's flags, and the size of the graph they ask for.
 func (f *runFlags) validateRun() error {
-	if err := f.validateCommon(); err != nil {
+	if err := f.validateCommon("run"); err != nil {
 		return err
 	}
 	if _, err := lookupApp(f.app); err != nil {
@@ -287,15 +291,8 @@ func (o *outputList) check() error {
 // extension (when exts are given; a usage error), not a directory, and a
 // directory that exists and takes new files.
 func checkOutput(flag, path string, exts ...string) error {
-	if len(exts) > 0 {
-		ext := strings.ToLower(filepath.Ext(path))
-		ok := false
-		for _, e := range exts {
-			ok = ok || ext == e
-		}
-		if !ok {
-			return flagError(flag, path, "unsupported extension %q (want %s)", filepath.Ext(path), strings.Join(exts, " or "))
-		}
+	if err := checkExt(flag, path, exts...); err != nil {
+		return err
 	}
 	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
 		return fmt.Errorf("--%s %s: is a directory, want a file name", flag, path)
@@ -317,6 +314,19 @@ func checkOutput(flag, path string, exts ...string) error {
 		return fmt.Errorf("--%s %s: %s is not a directory", flag, path, dir)
 	}
 	return checkWritable(flag, path, dir)
+}
+
+// checkExt checks that path ends in one of exts (any letter case; none
+// given: any), a usage error.
+func checkExt(flag, path string, exts ...string) error {
+	if len(exts) == 0 {
+		return nil
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if !slices.Contains(exts, ext) {
+		return flagError(flag, path, "unsupported extension %q (want %s)", filepath.Ext(path), strings.Join(exts, " or "))
+	}
+	return nil
 }
 
 // checkWritable checks that dir takes new files (by making one).
@@ -353,12 +363,47 @@ func checkOutputDir(flag, dir string) error {
 	}
 }
 
-// explainNew names the flag behind an error of runtime.New where one is.
-func (f *runFlags) explainNew(err error) error {
+// explainNew names the flag or variable behind an error of runtime.New
+// where one is: the GPU memory limit a task's data does not fit in.
+func explainNew(mc *machine, err error) error {
 	var fe *runtime.FitError
-	if errors.As(err, &fe) && f.gpuMem > 0 {
-		return fmt.Errorf("--gpu-mem %d: %s cannot hold the data of task %d (%s), %d bytes at once (whole 32 MiB suballocator chunks and large buffers): want at least %d",
-			f.gpuMem, fe.Node, fe.Task, fe.Name, fe.NeedBytes, fe.NeedBytes)
+	if !errors.As(err, &fe) {
+		return err
 	}
-	return err
+	src := mc.gpuMemFrom
+	if s, ok := mc.perGPUFrom[fe.Node]; ok && mc.gpuMemLimit == 0 {
+		src = s
+	}
+	if src == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %s cannot hold the data of task %d (%s), %d bytes at once (whole 32 MiB suballocator chunks and large buffers): want at least %d bytes (%s)",
+		src, fe.Node, fe.Task, fe.Name, fe.NeedBytes, fe.NeedBytes, bytesize.Format(roundUpMiB(fe.NeedBytes)))
+}
+
+// roundUpMiB rounds b up to whole MiB.
+func roundUpMiB(b int64) int64 { return (b + 1<<20 - 1) >> 20 << 20 }
+
+// gpuMemWant says what a GPU memory limit may be.
+const gpuMemWant = "want a GPU memory limit from 2MiB to 1PiB, such as 400MiB, 3GiB or 1610612736 (bytes)"
+
+// parseGPUMem reads a GPU memory limit (--gpu-mem; src names it) with
+// internal/bytesize, from 2 MiB to 1 PiB.
+func parseGPUMem(src, v string) (int64, error) {
+	b, err := bytesize.Parse(v)
+	var be *bytesize.Error
+	if errors.As(err, &be) {
+		reason, _, _ := strings.Cut(be.Reason, "; want ")
+		if !strings.Contains(reason, "write ") {
+			reason += "; " + gpuMemWant
+		}
+		return 0, sourceError(src, v, "%s", reason)
+	}
+	if err != nil {
+		return 0, sourceError(src, v, "%v", err)
+	}
+	if b < minGPUMemBytes || b > maxGPUMemBytes {
+		return 0, sourceError(src, v, "%s", gpuMemWant)
+	}
+	return b, nil
 }

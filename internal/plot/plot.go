@@ -66,9 +66,9 @@ type Figure struct {
 // infinite. PNG files are drawn at gonum's default resolution,
 // vgimg.DefaultDPI (96 dots per inch: 768 x 480 pixels by default).
 func Save(f Figure, path string) error {
-	data, err := Encode(f, filepath.Ext(path))
+	data, err := Encode(f, path)
 	if err != nil {
-		return fmt.Errorf("plot: cannot save %q: %w", path, err)
+		return err
 	}
 	if err := atomicfile.WriteFile(path, data); err != nil {
 		return fmt.Errorf("plot: %w", err)
@@ -76,12 +76,12 @@ func Save(f Figure, path string) error {
 	return nil
 }
 
-// Encode draws f as a file of extension ext (".png" or ".svg") would hold
-// it, with the checks of Save.
-func Encode(f Figure, ext string) ([]byte, error) {
-	format := strings.ToLower(ext)
-	if format != ".png" && format != ".svg" {
-		return nil, fmt.Errorf("unsupported extension %q (want .png or .svg)", ext)
+// Encode draws f as Save would write it to path (PNG or SVG by its
+// extension), with Save's checks, and returns the file's bytes: a command
+// that writes several outputs renders them all before it writes any.
+func Encode(f Figure, path string) ([]byte, error) {
+	if err := CheckExt(path); err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
 	}
 	if err := f.validate(); err != nil {
 		return nil, err
@@ -90,11 +90,22 @@ func Encode(f Figure, ext string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	report(path, func(b *strings.Builder) { digestFigure(b, f) })
 	var buf bytes.Buffer
-	if err := render(&buf, f, format, w, h); err != nil {
-		return nil, err
+	if err := render(&buf, f, strings.ToLower(filepath.Ext(path)), w, h); err != nil {
+		return nil, fmt.Errorf("plot: cannot save %q: %w", path, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// CheckExt says whether path names a file Save and SavePanel can write: its
+// extension is .png or .svg (any letter case).
+func CheckExt(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".svg":
+		return nil
+	}
+	return fmt.Errorf("cannot save %q: unsupported extension %q (want .png or .svg)", path, filepath.Ext(path))
 }
 
 // validate reports the first problem that keeps f from being drawn.

@@ -18,7 +18,7 @@ import (
 )
 
 // Header is the CSV header of sweep output.
-var Header = []string{"index", "jobs", "machine", "app", "sched", "n", "block", "ncpu", "ncuda", "ntasks",
+var Header = []string{"index", "jobs", "machine", "machine_source", "starpu_generation", "app", "sched", "n", "block", "ncpu", "ncuda", "ntasks",
 	"gflops", "makespan_s", "slr", "speedup", "efficiency", "energy_j", "busy_pct", "price", "gflops_per_price"}
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -31,7 +31,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 		return err
 	}
 	for _, r := range rows {
-		rec := []string{strconv.Itoa(r.Index), strconv.Itoa(r.Jobs), r.Machine, r.App, r.Sched, strconv.Itoa(r.N),
+		rec := []string{strconv.Itoa(r.Index), strconv.Itoa(r.Jobs), r.Machine, r.MachineSource, r.Generation, r.App, r.Sched, strconv.Itoa(r.N),
 			strconv.Itoa(r.Block), strconv.Itoa(r.NCPU), strconv.Itoa(r.NCUDA), strconv.Itoa(r.NTasks),
 			num(r.GFlops), num(r.MakespanS), num(r.SLR), num(r.Speedup), num(r.Eff), num(r.EnergyJ), num(r.BusyPct),
 			num(r.PriceUnits), num(r.GFlopsPerPrice())}
@@ -47,6 +47,8 @@ func WriteCSV(w io.Writer, rows []Row) error {
 type jsonRow struct {
 	Index          int                  `json:"index"`
 	Machine        string               `json:"machine"`
+	MachineSource  string               `json:"machine_source"`
+	Generation     string               `json:"starpu_generation"`
 	App            string               `json:"app"`
 	Sched          string               `json:"sched"`
 	N              int                  `json:"n"`
@@ -70,7 +72,7 @@ type jsonRow struct {
 func WriteJSON(w io.Writer, rows []Row) error {
 	out := make([]jsonRow, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, jsonRow{r.Index, r.Machine, r.App, r.Sched, r.N, r.Block, r.NCPU, r.NCUDA, r.NTasks,
+		out = append(out, jsonRow{r.Index, r.Machine, r.MachineSource, r.Generation, r.App, r.Sched, r.N, r.Block, r.NCPU, r.NCUDA, r.NTasks,
 			r.GFlops, r.MakespanS, r.SLR, r.Speedup, r.Eff, r.EnergyJ, r.BusyPct, r.PriceUnits, r.GFlopsPerPrice(), r.Utilization})
 	}
 	enc := json.NewEncoder(w)
@@ -154,7 +156,7 @@ func parseRow(rec []string) (Row, error) {
 	ints := []struct {
 		p   *int
 		min int
-	}{{&r.Index, 0}, {&r.Jobs, 1}, {nil, 0}, {nil, 0}, {nil, 0}, {&r.N, 1}, {&r.Block, 1}, {&r.NCPU, -1}, {&r.NCUDA, -1}, {&r.NTasks, 0}}
+	}{{&r.Index, 0}, {&r.Jobs, 1}, {nil, 0}, {nil, 0}, {nil, 0}, {nil, 0}, {nil, 0}, {&r.N, 1}, {&r.Block, 1}, {&r.NCPU, -1}, {&r.NCUDA, -1}, {&r.NTasks, 0}}
 	for i, c := range ints {
 		if c.p == nil {
 			continue
@@ -168,17 +170,17 @@ func parseRow(rec []string) (Row, error) {
 		}
 		*c.p = v
 	}
-	r.Machine, r.App, r.Sched = rec[2], rec[3], rec[4]
-	for i, v := range []string{r.Machine, r.App, r.Sched} {
-		if v == "" {
-			return r, fmt.Errorf("column %s is empty", Header[2+i])
+	r.Machine, r.MachineSource, r.Generation, r.App, r.Sched = rec[2], rec[3], rec[4], rec[5], rec[6]
+	for _, c := range []int{2, 5, 6} {
+		if rec[c] == "" {
+			return r, fmt.Errorf("column %s is empty", Header[c])
 		}
 	}
 	floats := []*float64{&r.GFlops, &r.MakespanS, &r.SLR, &r.Speedup, &r.Eff, &r.EnergyJ, &r.BusyPct, &r.PriceUnits, nil}
 	for i, p := range floats {
-		v, err := strconv.ParseFloat(rec[10+i], 64)
+		v, err := strconv.ParseFloat(rec[12+i], 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return r, fmt.Errorf("column %s: %q is not a finite number >= 0", Header[10+i], clip(rec[10+i]))
+			return r, fmt.Errorf("column %s: %q is not a finite number >= 0", Header[12+i], clip(rec[12+i]))
 		}
 		if p != nil {
 			*p = v

@@ -11,6 +11,7 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 )
 
@@ -19,8 +20,33 @@ import (
 type Machine struct {
 	Label string
 	File  *calibrate.File
+	// Source says where the machine came from (a StarPU directory and
+	// host, a calibration file, the built-in example), for the rows.
+	Source string
+	// Generation is the StarPU generation asked for (generation.Auto:
+	// detected per application from the calibration's models).
+	Generation generation.Gen
+	// GPUMemLimitBytes, when > 0, replaces the plan's GPU memory limit on
+	// this machine (a --gpu-mem what-if); GPUMemLimitByDevice, when set,
+	// the plan's per-GPU limits.
+	GPUMemLimitBytes    int64
+	GPUMemLimitByDevice map[string]int64
 	// PriceUnits is the machine's price (0: unknown).
 	PriceUnits float64
+	// Base names the calibration the machine derives from and WhatIfs
+	// the what-if transforms applied to it, in order (none: the
+	// calibration itself); figures read them.
+	Base    string
+	WhatIfs []WhatIf
+}
+
+// WhatIf is one what-if transform of a machine: its Kind (the flag:
+// "gpus", "pci-bw-scale", "gpu-mem", "gpu-from") and value (Value; Text
+// for gpu-from, the other calibration's name).
+type WhatIf struct {
+	Kind  string
+	Value float64
+	Text  string
 }
 
 // Plan is what to sweep. Options is the template of every run (its Sched is
@@ -80,16 +106,20 @@ func Shard(jobs []Job, i, n int) ([]Job, error) {
 
 // Row is one run's result (seconds, GFlop/s).
 type Row struct {
-	Index, Jobs         int
-	Machine, App, Sched string
-	N, Block            int
-	NCPU, NCUDA         int // as asked: -1 is StarPU's default
-	NTasks              int
-	GFlops, MakespanS   float64
-	SLR, Speedup, Eff   float64
-	EnergyJ             float64 // 0 when the calibration has no power figures
-	BusyPct             float64 // mean worker utilization
-	PriceUnits          float64
+	Index, Jobs int
+	Machine     string
+	// MachineSource is the machine's Source; Generation the StarPU
+	// generation whose graph and model names the run used ("1.3", "1.4").
+	MachineSource, Generation string
+	App, Sched                string
+	N, Block                  int
+	NCPU, NCUDA               int // as asked: -1 is StarPU's default
+	NTasks                    int
+	GFlops, MakespanS         float64
+	SLR, Speedup, Eff         float64
+	EnergyJ                   float64 // 0 when the calibration has no power figures
+	BusyPct                   float64 // mean worker utilization
+	PriceUnits                float64
 	// Utilization is the busy-fraction time series (Options.SampleIntervalS
 	// > 0); JSON output only.
 	Utilization *runtime.Utilization
@@ -169,29 +199,55 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 }
 
 func (p *Plan) run(j Job, m *runtime.Machine, total int) (Row, error) {
-	prec := models.Single
-	if p.Double {
-		prec = models.Double
-	}
-	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, PrioritySched: j.Sched, NoPrio: false})
-	if err != nil {
-		return Row{}, err
-	}
-	o := p.Options
-	o.Sched = j.Sched
-	s, err := runtime.New(m, g, o)
-	if err != nil {
-		return Row{}, err
-	}
-	res, err := s.Run()
+	s, res, o, err := p.prepare(j, m)
 	if err != nil {
 		return Row{}, err
 	}
 	mach := p.Machines[j.Machine]
-	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
-		NCPU: o.NCPU, NCUDA: o.NCUDA, NTasks: res.NTasks, GFlops: res.GFlops, MakespanS: res.MakespanS,
-		SLR: res.SLR, Speedup: res.Speedup, Eff: res.Efficiency, EnergyJ: res.EnergyJ, BusyPct: meanBusy(res),
-		PriceUnits: mach.PriceUnits, Utilization: res.Utilization}, nil
+	out, err := s.Run()
+	if err != nil {
+		return Row{}, err
+	}
+	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, MachineSource: mach.Source, Generation: res.Gen.String(), App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
+		NCPU: o.NCPU, NCUDA: o.NCUDA, NTasks: out.NTasks, GFlops: out.GFlops, MakespanS: out.MakespanS,
+		SLR: out.SLR, Speedup: out.Speedup, Eff: out.Efficiency, EnergyJ: out.EnergyJ, BusyPct: meanBusy(out),
+		PriceUnits: mach.PriceUnits, Utilization: out.Utilization}, nil
+}
+
+// Check prepares job j as Run would (its machine, graph and simulator)
+// without running it, so that what would fail in the job fails at once.
+func (p *Plan) Check(j Job) error {
+	_, _, _, err := p.prepare(j, p.Machines[j.Machine].File.RuntimeMachine())
+	return err
+}
+
+// prepare builds job j's graph and simulator on m, and returns them with
+// the generation resolution and the options of the run.
+func (p *Plan) prepare(j Job, m *runtime.Machine) (*runtime.Simulator, *generation.Resolution, runtime.Options, error) {
+	prec := models.Single
+	if p.Double {
+		prec = models.Double
+	}
+	mach := p.Machines[j.Machine]
+	o := p.Options
+	res, err := mach.File.ResolveApp(j.App, p.Double, mach.Generation)
+	if err != nil {
+		return nil, nil, o, err
+	}
+	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, PrioritySched: j.Sched, NoPrio: false,
+		Generation: res.Gen, Symbols: res.Symbols()})
+	if err != nil {
+		return nil, nil, o, err
+	}
+	o.Sched = j.Sched
+	if mach.GPUMemLimitBytes > 0 {
+		o.GPUMemLimitBytes = mach.GPUMemLimitBytes
+	}
+	if mach.GPUMemLimitByDevice != nil {
+		o.GPUMemLimitByDevice = mach.GPUMemLimitByDevice
+	}
+	s, err := runtime.New(m, g, o)
+	return s, res, o, err
 }
 
 func meanBusy(r *runtime.Result) float64 {

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/internal/synthsampling"
+	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 )
 
@@ -98,7 +100,7 @@ func TestReadCSVErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "bad.csv:1:")
 	var b bytes.Buffer
 	require.NoError(t, WriteCSV(&b, nil))
-	require.NoError(t, os.WriteFile(p, append(b.Bytes(), []byte("x,1,m,a,s,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n")...), 0o644))
+	require.NoError(t, os.WriteFile(p, append(b.Bytes(), []byte("x,1,m,src,1.4,a,s,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n")...), 0o644))
 	_, err = ReadCSV(p)
 	assert.ErrorContains(t, err, "bad.csv:2: column index")
 }
@@ -109,7 +111,7 @@ func TestParseCSVRefusesBadRows(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, WriteCSV(&b, nil))
 	head := b.String()
-	good := "0,2,m,cholesky,dmda,9600,960,-1,-1,220,1000,0.5,1.2,3,0.4,0,50,0,0\n"
+	good := "0,2,m,calibration file m.calib.json,1.4,cholesky,dmda,9600,960,-1,-1,220,1000,0.5,1.2,3,0.4,0,50,0,0\n"
 	for _, c := range []struct{ name, doc, want string }{
 		{"empty", "", "s.csv: empty file: want sweep CSV"},
 		{"blank", "\n\n", "s.csv: empty file"},
@@ -157,4 +159,38 @@ func TestSweepSampleBudget(t *testing.T) {
 	_, err = Run(p, p.Jobs(), 1, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the sweep's utilization series exceed 33554432 samples (2^25)")
+}
+
+// TestRowsNameMachineAndGeneration: each row says where its machine came
+// from and which StarPU generation's graph ran (per machine, detected from
+// its models), and a --gpu-mem what-if limits that machine only.
+func TestRowsNameMachineAndGeneration(t *testing.T) {
+	var ms []Machine
+	for _, g := range []generation.Gen{generation.V13, generation.V14} {
+		dir := t.TempDir()
+		require.NoError(t, synthsampling.Write(dir, synthsampling.Options{Host: "s", Gen: g, CPUs: 3, GPUs: 2}))
+		f, _, err := calibrate.Import(dir, "s")
+		require.NoError(t, err)
+		ms = append(ms, Machine{Label: "s" + g.String(), File: f, Source: "StarPU sampling directory " + dir})
+	}
+	lim := ms[1]
+	lim.Label, lim.GPUMemLimitBytes = "s1.4+mem", 32<<20
+	ms = append(ms, lim)
+	o := runtime.DefaultOptions()
+	o.Check = true
+	p := &Plan{Machines: ms, Apps: []string{"cholesky", "lu"}, Scheds: []string{"dmdas"}, Blocks: []int{960}, Ns: []int{960 * 12}, Options: o}
+	rows, err := Run(p, p.Jobs(), 2, nil)
+	require.NoError(t, err)
+	require.Len(t, rows, 6)
+	for i, want := range []string{"1.3", "1.3", "1.4", "1.4", "1.4", "1.4"} {
+		assert.Equal(t, want, rows[i].Generation, i)
+		assert.Equal(t, ms[i/2].Source, rows[i].MachineSource)
+	}
+	assert.Equal(t, rows[0].NTasks, rows[2].NTasks, "1.3's Cholesky has as many tasks (GEMMs for SYRKs)")
+	assert.NotEqual(t, rows[0].GFlops, rows[2].GFlops)
+	assert.Less(t, rows[5].GFlops, rows[3].GFlops, "LU on GPUs of one 32 MiB chunk (9 tiles) evicts")
+	var b bytes.Buffer
+	require.NoError(t, WriteJSON(&b, rows))
+	assert.Contains(t, b.String(), `"starpu_generation": "1.3"`)
+	assert.Contains(t, b.String(), `"machine_source": "StarPU sampling directory `)
 }

@@ -1,0 +1,123 @@
+package runtime_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/runtime"
+)
+
+// TestDMWeights: every explained fitness is alpha·(end - min end) +
+// beta·penalty with the weights given (StarPU's 1, 1 by default), and the
+// defaults given explicitly change nothing.
+func TestDMWeights(t *testing.T) {
+	cal := calibrate.Default()
+	g, err := models.New("cholesky", models.Options{N: 3840, Block: 960, PrioritySched: "dmda"})
+	require.NoError(t, err)
+	runWith := func(w *runtime.DMWeights) (*runtime.Result, []runtime.Decision) {
+		var log bytes.Buffer
+		o := runtime.DefaultOptions()
+		o.Sched, o.Explain, o.DMWeights = "dmda", &log, w
+		s, err := runtime.New(cal.RuntimeMachine(), g, o)
+		require.NoError(t, err)
+		res, err := s.Run()
+		require.NoError(t, err)
+		var ds []runtime.Decision
+		sc := bufio.NewScanner(&log)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var d runtime.Decision
+			require.NoError(t, json.Unmarshal(sc.Bytes(), &d))
+			if d.Event == "schedule" {
+				ds = append(ds, d)
+			}
+		}
+		return res, ds
+	}
+	check := func(ds []runtime.Decision, alpha, beta float64) {
+		require.NotEmpty(t, ds)
+		pen := false
+		for _, d := range ds {
+			endMin := math.Inf(1)
+			for _, c := range d.Candidates {
+				endMin = math.Min(endMin, c.EndUS)
+			}
+			for _, c := range d.Candidates {
+				assert.InDelta(t, alpha*(c.EndUS-endMin)+beta*c.PenaltyUS, c.Fitness, 1e-6*(1+math.Abs(c.Fitness)))
+				pen = pen || c.PenaltyUS > 0
+			}
+		}
+		assert.True(t, pen, "some candidate pays a transfer")
+	}
+	def, dd := runWith(nil)
+	check(dd, 1, 1)
+	same, _ := runWith(&runtime.DMWeights{Alpha: 1, Beta: 1, Gamma: 1000})
+	assert.Equal(t, def.MakespanS, same.MakespanS)
+	_, dw := runWith(&runtime.DMWeights{Alpha: 2, Beta: 0.5, Gamma: 1000})
+	check(dw, 2, 0.5)
+}
+
+// TestGPUMemLimits: a per-device limit applies to that GPU only; the
+// global limit wins over it (StarPU reads STARPU_LIMIT_CUDA_MEM first).
+func TestGPUMemLimits(t *testing.T) {
+	cal := calibrate.Default()
+	g, err := models.New("cholesky", models.Options{N: 1920, Block: 960, PrioritySched: "dmda"})
+	require.NoError(t, err)
+	caps := func(global int64, per map[string]int64) map[string]int64 {
+		o := runtime.DefaultOptions()
+		o.GPUMemLimitBytes, o.GPUMemLimitByDevice = global, per
+		s, err := runtime.New(cal.RuntimeMachine(), g, o)
+		require.NoError(t, err)
+		res, err := s.Run()
+		require.NoError(t, err)
+		out := map[string]int64{}
+		for _, m := range res.Memory {
+			out[m.Node] = m.CapacityBytes
+		}
+		return out
+	}
+	def := caps(0, nil)
+	per := caps(0, map[string]int64{"CUDA1": 400 << 20})
+	assert.Equal(t, int64(400<<20), per["CUDA1"])
+	assert.Equal(t, def["CUDA0"], per["CUDA0"])
+	assert.NotEqual(t, def["CUDA1"], per["CUDA1"])
+	both := caps(300<<20, map[string]int64{"CUDA1": 400 << 20})
+	assert.Equal(t, int64(300<<20), both["CUDA1"])
+	assert.Equal(t, int64(300<<20), both["CUDA0"])
+}
+
+// TestDuplicateBuffer: a task that lists a data twice (StarPU 1.3's
+// Cholesky reads the panel tile twice in its diagonal GEMM) runs with its
+// invariants checked, and pays the per-buffer fetch cost once per data.
+func TestDuplicateBuffer(t *testing.T) {
+	m := &runtime.Machine{CPUCores: 1, CPUArch: "cpu0",
+		Kernels: map[runtime.KernelKey]runtime.KernelStats{{Model: "k", Arch: "cpu0"}: {MeanUS: 1000}},
+		Costs:   runtime.Costs{FetchInputPerBufS: 1e-6}}
+	mk := func(dup bool) *runtime.Graph {
+		b := []runtime.Access{{Handle: 0, Mode: runtime.R}, {Handle: 1, Mode: runtime.R}, {Handle: 2, Mode: runtime.RW}}
+		if dup {
+			b[1].Handle = 0
+		}
+		return &runtime.Graph{Name: "g", TotalFlops: 1,
+			Handles: []runtime.Handle{{ID: 0, Name: "A", SizeBytes: 8}, {ID: 1, Name: "B", SizeBytes: 8}, {ID: 2, Name: "C", SizeBytes: 8}},
+			Tasks:   []runtime.Task{{ID: 0, Name: "K", Model: "k", Buffers: b}}}
+	}
+	mk2 := func(dup bool) float64 {
+		o := runtime.DefaultOptions()
+		o.Check = true
+		s, err := runtime.New(m, mk(dup), o)
+		require.NoError(t, err)
+		res, err := s.Run()
+		require.NoError(t, err)
+		return res.MakespanS
+	}
+	assert.InDelta(t, 1e-6, mk2(false)-mk2(true), 1e-12, "one fetch cost less with a duplicate")
+}
