@@ -29,6 +29,13 @@ func TestOptionsRefused(t *testing.T) {
 		// 90 % of 1 000 000 bytes in whole MiB is 0, which would mean unlimited.
 		{"GPU memory below 2 MiB", func(_ *runtime.Options, m *runtime.Machine) { m.Devices[0].MemoryBytes = 1000000 },
 			"CUDA0 has 1000000 bytes of memory: StarPU uses 90 % of it in whole MiB, 0 here; a GPU needs at least 2097152 bytes"},
+		{"negative per-GPU limit", func(o *runtime.Options, _ *runtime.Machine) { o.GPUMemLimitByDevice = map[string]int64{"CUDA2": -5} },
+			"GPU memory limit of CUDA2, -5 bytes, is negative"},
+		// A per-GPU limit on another GPU leaves this one's 90 %, 0 here.
+		{"GPU memory below 2 MiB, another GPU limited", func(o *runtime.Options, m *runtime.Machine) {
+			m.Devices[1].MemoryBytes = 1000000
+			o.GPUMemLimitByDevice = map[string]int64{"CUDA0": 64 << 20}
+		}, "CUDA1 has 1000000 bytes of memory: StarPU uses 90 % of it in whole MiB, 0 here"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := calibrate.Default().RuntimeMachine()
@@ -45,6 +52,15 @@ func TestOptionsRefused(t *testing.T) {
 	var fe *runtime.FitError
 	require.True(t, errors.As(err, &fe), "%v", err)
 	assert.Equal(t, runtime.FitError{Node: "CUDA0", CapacityBytes: 1 << 20, Task: 0, Name: "POTRF", NeedBytes: 32 << 20}, *fe)
+	// A limit on that GPU replaces its 90 %, as STARPU_LIMIT_CUDA_<id>_MEM.
+	o := opts("dmda")
+	m.Devices[0].MemoryBytes = 1000000
+	o.GPUMemLimitByDevice = map[string]int64{"CUDA0": 64 << 20}
+	s, err := runtime.New(m, g, o)
+	require.NoError(t, err)
+	res, err := s.Run()
+	require.NoError(t, err)
+	assert.Equal(t, int64(64<<20), res.Memory[1].CapacityBytes)
 }
 
 // TestSampleBudget: a sample interval that would make a series of more
