@@ -1,13 +1,11 @@
 package plot
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -16,8 +14,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/starsim/starsim/internal/atomicfile"
 )
 
 // Grid is a figure of small multiples: line-chart panels side by side that
@@ -49,27 +45,14 @@ const maxGridPanels = 36
 // Save would refuse.
 func SaveGrid(g Grid, path string) error {
 	data, err := EncodeGrid(g, path)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(path, data); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	return nil
+	return writeEncoded(path, data, err)
 }
 
 // EncodeGrid draws g as SaveGrid would write it to path, with its checks,
 // and returns the file's bytes (see Encode).
 func EncodeGrid(g Grid, path string) ([]byte, error) {
-	if err := CheckExt(path); err != nil {
-		return nil, fmt.Errorf("plot: %w", err)
-	}
-	report(path, func(b *strings.Builder) { digestGrid(b, g) })
-	var buf bytes.Buffer
-	if _, err := RenderGrid(&buf, g, strings.ToLower(filepath.Ext(path))); err != nil {
-		return nil, fmt.Errorf("plot: cannot save %q: %w", path, err)
-	}
-	return buf.Bytes(), nil
+	return encode(path, nil, func(b *strings.Builder) { digestGrid(b, g) },
+		func(out io.Writer, format string) error { _, err := RenderGrid(out, g, format); return err })
 }
 
 // RenderGrid draws g in format (".png" or ".svg") and returns where its

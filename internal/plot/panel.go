@@ -1,13 +1,11 @@
 package plot
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -19,7 +17,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/starsim/starsim/internal/atomicfile"
 	"github.com/starsim/starsim/internal/timeline"
 )
 
@@ -89,27 +86,14 @@ type PanelRow struct {
 // .svg, any letter case). Output is deterministic (see the package doc).
 func SavePanel(p Panel, path string) error {
 	data, err := EncodePanel(p, path)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(path, data); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	return nil
+	return writeEncoded(path, data, err)
 }
 
 // EncodePanel draws p as SavePanel would write it to path and returns the
 // file's bytes (see Encode).
 func EncodePanel(p Panel, path string) ([]byte, error) {
-	if err := CheckExt(path); err != nil {
-		return nil, fmt.Errorf("plot: %w", err)
-	}
-	report(path, func(b *strings.Builder) { digestPanel(b, p) })
-	var buf bytes.Buffer
-	if _, err := RenderPanel(&buf, p, strings.ToLower(filepath.Ext(path))); err != nil {
-		return nil, fmt.Errorf("plot: cannot save %q: %w", path, err)
-	}
-	return buf.Bytes(), nil
+	return encode(path, nil, func(b *strings.Builder) { digestPanel(b, p) },
+		func(out io.Writer, format string) error { _, err := RenderPanel(out, p, format); return err })
 }
 
 // panelRow is one row to draw.

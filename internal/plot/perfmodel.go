@@ -1,13 +1,11 @@
 package plot
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -17,8 +15,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/starsim/starsim/internal/atomicfile"
 )
 
 // ModelFigure is a kernel model's duration against its data size, one
@@ -62,18 +58,9 @@ var (
 
 // SaveModelFigure writes f to path, PNG or SVG by the extension.
 func SaveModelFigure(f ModelFigure, path string) error {
-	if err := CheckExt(path); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	report(path, func(b *strings.Builder) { digestModel(b, f) })
-	var buf bytes.Buffer
-	if _, err := RenderModelFigure(&buf, f, strings.ToLower(filepath.Ext(path))); err != nil {
-		return fmt.Errorf("plot: cannot save %q: %w", path, err)
-	}
-	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	return nil
+	data, err := encode(path, nil, func(b *strings.Builder) { digestModel(b, f) },
+		func(out io.Writer, format string) error { _, err := RenderModelFigure(out, f, format); return err })
+	return writeEncoded(path, data, err)
 }
 
 // positive reports whether v can go on a log axis.

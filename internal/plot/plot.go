@@ -67,6 +67,51 @@ type Figure struct {
 // vgimg.DefaultDPI (96 dots per inch: 768 x 480 pixels by default).
 func Save(f Figure, path string) error {
 	data, err := Encode(f, path)
+	return writeEncoded(path, data, err)
+}
+
+// Encode draws f as Save would write it to path (PNG or SVG by its
+// extension), with Save's checks, and returns the file's bytes: a command
+// that writes several outputs renders them all before it writes any.
+func Encode(f Figure, path string) ([]byte, error) {
+	var w, h vg.Length
+	check := func() (err error) {
+		if err = f.validate(); err != nil {
+			return err
+		}
+		w, h, err = f.size()
+		return err
+	}
+	return encode(path, check, func(b *strings.Builder) { digestFigure(b, f) },
+		func(out io.Writer, format string) error { return render(out, f, format, w, h) })
+}
+
+// encode is what every Encode function does: it refuses a path that
+// CheckExt refuses, then one that check (if not nil) refuses, with check's
+// error as it is; it gives Inputs the figure's digest, written by digest;
+// and it returns the bytes that draw writes in the format of path's
+// extension (".png" or ".svg", lower case).
+func encode(path string, check func() error, digest func(b *strings.Builder), draw func(out io.Writer, format string) error) ([]byte, error) {
+	if err := CheckExt(path); err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, err
+		}
+	}
+	report(path, digest)
+	var buf bytes.Buffer
+	if err := draw(&buf, strings.ToLower(filepath.Ext(path))); err != nil {
+		return nil, fmt.Errorf("plot: cannot save %q: %w", path, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// writeEncoded writes data, which an Encode function returned with err, to
+// path all or nothing; an Encode error is returned as it is and writes
+// nothing.
+func writeEncoded(path string, data []byte, err error) error {
 	if err != nil {
 		return err
 	}
@@ -74,28 +119,6 @@ func Save(f Figure, path string) error {
 		return fmt.Errorf("plot: %w", err)
 	}
 	return nil
-}
-
-// Encode draws f as Save would write it to path (PNG or SVG by its
-// extension), with Save's checks, and returns the file's bytes: a command
-// that writes several outputs renders them all before it writes any.
-func Encode(f Figure, path string) ([]byte, error) {
-	if err := CheckExt(path); err != nil {
-		return nil, fmt.Errorf("plot: %w", err)
-	}
-	if err := f.validate(); err != nil {
-		return nil, err
-	}
-	w, h, err := f.size()
-	if err != nil {
-		return nil, err
-	}
-	report(path, func(b *strings.Builder) { digestFigure(b, f) })
-	var buf bytes.Buffer
-	if err := render(&buf, f, strings.ToLower(filepath.Ext(path)), w, h); err != nil {
-		return nil, fmt.Errorf("plot: cannot save %q: %w", path, err)
-	}
-	return buf.Bytes(), nil
 }
 
 // CheckExt says whether path names a file Save and SavePanel can write: its
