@@ -13,7 +13,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Grid is a figure of small multiples: line-chart panels side by side that
@@ -58,11 +57,7 @@ func EncodeGrid(g Grid, path string) ([]byte, error) {
 // RenderGrid draws g in format (".png" or ".svg") and returns where its
 // panels' data areas lie (pixels at 96 dpi, Kind "panel").
 func RenderGrid(out io.Writer, g Grid, format string) (rows []PanelRow, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("gonum/plot failed: %v", r)
-		}
-	}()
+	defer recoverPlot(&err)
 	switch {
 	case len(g.Panels) == 0:
 		return nil, errors.New("grid has no panel")
@@ -118,24 +113,13 @@ func RenderGrid(out io.Writer, g Grid, format string) (rows []PanelRow, err erro
 
 	width := 2*margin + vg.Length(cols)*gridPanelW + legendGap + frameW
 	height := 2*margin + gridTitleH + vg.Length(nrows)*gridPanelH
-	var cw vg.CanvasWriterTo
-	switch format {
-	case ".png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
-	case ".svg":
-		cw = vgsvg.New(width, height)
-	default:
-		return nil, errors.New("unsupported format " + format)
+	cw, c, err := newPage(format, width, height)
+	if err != nil {
+		return nil, err
 	}
-	c := draw.New(cw)
-	c.SetColor(color.White)
-	c.Fill(c.Rectangle.Path())
-	c = draw.Crop(c, margin, -margin, margin, -margin)
 	title := panelTextStyle(titleSize, color.Black, draw.XCenter, draw.YTop)
 	c.FillText(title, vg.Point{X: c.Min.X + vg.Length(cols)*gridPanelW/2, Y: c.Max.Y}, g.Title)
 
-	dpi := vg.Length(vgimg.DefaultDPI)
-	px := func(v vg.Length) int { return int(math.Round(float64(v / vg.Inch * dpi))) }
 	var dataTop vg.Length
 	for i, f := range g.Panels {
 		r, col := i/cols, i%cols
@@ -201,8 +185,9 @@ func RenderGrid(out io.Writer, g Grid, format string) (rows []PanelRow, err erro
 		for _, s := range f.Series {
 			n += len(s.X)
 		}
-		rows = append(rows, PanelRow{Block: i, Kind: "panel", X0: px(da.Min.X), Y0: px(height - da.Max.Y),
-			X1: px(da.Max.X), Y1: px(height - da.Min.Y), DrawnItems: n})
+		row := pixelRow("panel", da, height)
+		row.Block, row.DrawnItems = i, n
+		rows = append(rows, row)
 	}
 	drawLegendFrame(c, &leg, c.Max.X-frameW, dataTop, frameW)
 	_, err = cw.WriteTo(out)

@@ -14,8 +14,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/starsim/starsim/internal/timeline"
 )
@@ -112,11 +110,7 @@ type panelRow struct {
 // RenderPanel draws p in format (".png" or ".svg") to out and returns
 // where its rows lie (pixels at 96 dpi).
 func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err error) {
-	defer func() {
-		if r := recover(); r != nil { // gonum/plot reports some problems by panicking
-			err = fmt.Errorf("gonum/plot failed: %v", r)
-		}
-	}()
+	defer recoverPlot(&err)
 	if len(p.Blocks) == 0 {
 		return nil, errors.New("panel has no run")
 	}
@@ -175,19 +169,10 @@ func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err er
 			}
 		}
 	}
-	var cw vg.CanvasWriterTo
-	switch format {
-	case ".png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.New(panelWidth, height)}
-	case ".svg":
-		cw = vgsvg.New(panelWidth, height)
-	default:
-		return nil, errors.New("unsupported format " + format)
+	cw, c, err := newPage(format, panelWidth, height)
+	if err != nil {
+		return nil, err
 	}
-	c := draw.New(cw)
-	c.SetColor(color.White)
-	c.Fill(c.Rectangle.Path())
-	c = draw.Crop(c, margin, -margin, margin, -margin)
 
 	// Figure title.
 	title := panelTextStyle(vg.Points(13), color.Black, draw.XCenter, draw.YTop)
@@ -228,11 +213,6 @@ func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err er
 		left = max(left, dc.Min.X-canv[i].Min.X)
 		right = max(right, canv[i].Max.X-dc.Max.X)
 	}
-	dpi := vg.Length(vgimg.DefaultDPI)
-	toPx := func(pt vg.Point) (int, int) {
-		// Points from the bottom left of the page to pixels from the top left.
-		return int(math.Round(float64(pt.X / vg.Inch * dpi))), int(math.Round(float64((height - pt.Y) / vg.Inch * dpi)))
-	}
 	legX := c.Max.X - legW
 	legTop := c.Max.Y // legends go down the column, each at its row's top or below the previous one
 	for i, r := range prs {
@@ -240,9 +220,8 @@ func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err er
 		cc := draw.Crop(canv[i], left-(dc.Min.X-canv[i].Min.X), -(right - (canv[i].Max.X - dc.Max.X)), 0, 0)
 		r.p.Draw(cc)
 		da := r.p.DataCanvas(cc)
-		x0, y0 := toPx(vg.Point{X: da.Min.X, Y: da.Max.Y})
-		x1, y1 := toPx(vg.Point{X: da.Max.X, Y: da.Min.Y})
-		row := PanelRow{Block: r.block, Kind: r.kind, X0: x0, Y0: y0, X1: x1, Y1: y1}
+		row := pixelRow(r.kind, da, height)
+		row.Block = r.block
 		if r.counted != nil {
 			row.DrawnItems = *r.counted
 		}

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -11,13 +10,11 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
-
-	"github.com/starsim/starsim/internal/atomicfile"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/starsim/starsim/internal/atomicfile"
 )
 
 // Default figure size, in inches.
@@ -181,22 +178,11 @@ func (f *Figure) size() (w, h vg.Length, err error) {
 }
 
 // render draws f as a w x h image in format (".png" or ".svg") to out.
-// gonum/plot reports some problems by panicking; render turns such a
-// panic into an error.
 func render(out io.Writer, f Figure, format string, w, h vg.Length) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("gonum/plot failed: %v", r)
-		}
-	}()
-	var cw vg.CanvasWriterTo
-	switch format {
-	case ".png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
-	case ".svg":
-		cw = vgsvg.New(w, h)
-	default:
-		return errors.New("unsupported format " + format)
+	defer recoverPlot(&err)
+	cw, err := newCanvas(format, w, h)
+	if err != nil {
+		return err
 	}
 	if err := drawFigure(draw.New(cw), f); err != nil {
 		return err
