@@ -93,12 +93,7 @@ func RenderGrid(out io.Writer, g Grid, format string) (rows []PanelRow, err erro
 		cols = min(3, len(g.Panels))
 	}
 	nrows := (len(g.Panels) + cols - 1) / cols
-	leg := plot.NewLegend()
-	leg.Top, leg.Left = true, true
-	leg.TextStyle.Font.Size = legendSize
-	leg.TextStyle.Font.Variant = fontVariant
-	leg.ThumbnailWidth = vg.Points(32)
-	leg.Padding = vg.Points(3)
+	leg := figureLegend.newLegend()
 	for _, n := range names {
 		ls, gs := seriesStyle(styleOf[n])
 		l, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}})
@@ -123,22 +118,13 @@ func RenderGrid(out io.Writer, g Grid, format string) (rows []PanelRow, err erro
 	var dataTop vg.Length
 	for i, f := range g.Panels {
 		r, col := i/cols, i%cols
-		p := plot.New()
+		p := smallPlot.newPlot()
 		p.Title.Text = f.Title
-		p.Title.TextStyle.Font.Size = vg.Points(11)
-		p.Title.TextStyle.Font.Variant = fontVariant
-		p.Title.Padding = vg.Points(5)
 		if r == nrows-1 || i+cols >= len(g.Panels) {
 			p.X.Label.Text = g.XLabel
 		}
 		if col == 0 {
 			p.Y.Label.Text = g.YLabel
-		}
-		for _, a := range []*plot.Axis{&p.X, &p.Y} {
-			a.Label.TextStyle.Font.Size = vg.Points(10)
-			a.Label.TextStyle.Font.Variant = fontVariant
-			a.Tick.Label.Font.Size = vg.Points(8)
-			a.Tick.Label.Font.Variant = fontVariant
 		}
 		p.Add(gridPlotter{})
 		var xs []float64
@@ -189,7 +175,7 @@ func RenderGrid(out io.Writer, g Grid, format string) (rows []PanelRow, err erro
 		row.Block, row.DrawnItems = i, n
 		rows = append(rows, row)
 	}
-	drawLegendFrame(c, &leg, c.Max.X-frameW, dataTop, frameW)
+	drawLegendFrame(c, leg, c.Max.X-frameW, dataTop, frameW)
 	_, err = cw.WriteTo(out)
 	return rows, err
 }

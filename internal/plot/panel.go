@@ -289,35 +289,10 @@ func stateColors(blocks []Block) (map[string]color.Color, []string) {
 	return colors, kernels
 }
 
-func newPanelPlot() *plot.Plot {
-	p := plot.New()
-	p.Title.TextStyle.Font.Size = vg.Points(11)
-	p.Title.TextStyle.Font.Variant = fontVariant
-	p.Title.Padding = vg.Points(5)
-	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
-		ax.Label.TextStyle.Font.Size = vg.Points(10)
-		ax.Label.TextStyle.Font.Variant = fontVariant
-		ax.Tick.Label.Font.Size = vg.Points(8)
-		ax.Tick.Label.Font.Variant = fontVariant
-	}
-	return p
-}
-
-func newPanelLegend() *plot.Legend {
-	leg := new(plot.Legend)
-	*leg = plot.NewLegend()
-	leg.Top, leg.Left = true, true
-	leg.TextStyle.Font.Size = vg.Points(9)
-	leg.TextStyle.Font.Variant = fontVariant
-	leg.ThumbnailWidth = vg.Points(16)
-	leg.Padding = vg.Points(2)
-	return leg
-}
-
 // ganttRow is the Gantt chart of block b: one row per worker, the first on
 // top, each bin colored by the state the worker spent most of it in.
 func ganttRow(bi int, b Block, colors map[string]color.Color, kernels []string, xmax float64) *panelRow {
-	p := newPanelPlot()
+	p := smallPlot.newPlot()
 	p.Title.Text = b.Title
 	tl := b.TL
 	rows := tl.Rows()
@@ -337,7 +312,7 @@ func ganttRow(bi int, b Block, colors map[string]color.Color, kernels []string, 
 	h := min(max(panelRowH*vg.Length(n), panelGanttMin), panelGanttMax)
 	r := &panelRow{block: bi, kind: "gantt", p: p, dataH: h, counted: &g.drawn}
 	if bi == 0 { // one legend: every block has the same colors
-		r.legend = newPanelLegend()
+		r.legend = panelLegend.newLegend()
 		for _, k := range kernels {
 			r.legend.Add(k, swatch{colors[k]})
 		}
@@ -403,7 +378,7 @@ func (g *ganttPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 // counterRow draws the series of one group of block b (nil when the block
 // has none and no reason for their absence).
 func counterRow(bi int, b Block, group, label string, scale, xmax float64) *panelRow {
-	p := newPanelPlot()
+	p := smallPlot.newPlot()
 	p.X.Min, p.X.Max = 0, xmax
 	tl := b.TL
 	var idx []int
@@ -435,7 +410,7 @@ func counterRow(bi int, b Block, group, label string, scale, xmax float64) *pane
 	p.Y.Min, p.Y.Max = lo, hi
 	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
 	p.Add(gridPlotter{})
-	leg := newPanelLegend()
+	leg := panelLegend.newLegend()
 	count := 0
 	binMs := tl.BinS() * 1e3
 	for i := range values {

@@ -226,18 +226,9 @@ func RenderModelFigure(out io.Writer, f ModelFigure, format string) (rows []Pane
 
 // newFigurePlot is a plot in the figures' fonts.
 func newFigurePlot(title, xlabel, ylabel string) *plot.Plot {
-	p := plot.New()
+	p := modelPlot.newPlot()
 	p.Title.Text = title
-	p.Title.TextStyle.Font.Size = vg.Points(13)
-	p.Title.TextStyle.Font.Variant = fontVariant
-	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font.Size = vg.Points(11)
-		a.Label.TextStyle.Font.Variant = fontVariant
-		a.Tick.Label.Font.Size = vg.Points(9)
-		a.Tick.Label.Font.Variant = fontVariant
-	}
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.Legend.TextStyle.Font.Variant = fontVariant
 	return p

@@ -210,26 +210,11 @@ const fontVariant = "Sans"
 
 // drawFigure draws f, which has passed validate, onto c.
 func drawFigure(c draw.Canvas, f Figure) error {
-	p := plot.New()
+	p := figurePlot.newPlot()
 	p.Title.Text = f.Title
-	p.Title.TextStyle.Font.Size = titleSize
-	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = f.XLabel
 	p.Y.Label.Text = f.YLabel
-	p.Title.TextStyle.Font.Variant = fontVariant
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font.Size = axisSize
-		a.Label.TextStyle.Font.Variant = fontVariant
-		a.Tick.Label.Font.Size = tickSize
-		a.Tick.Label.Font.Variant = fontVariant
-	}
-
-	leg := plot.NewLegend()
-	leg.Top, leg.Left = true, true
-	leg.TextStyle.Font.Size = legendSize
-	leg.TextStyle.Font.Variant = fontVariant
-	leg.ThumbnailWidth = vg.Points(32)
-	leg.Padding = vg.Points(3)
+	leg := figureLegend.newLegend()
 
 	p.Add(gridPlotter{})
 	var xs []float64
