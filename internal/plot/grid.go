@@ -130,25 +130,15 @@ func RenderGrid(out io.Writer, g Grid, format string) (rows []PanelRow, err erro
 		var xs []float64
 		xmin, xmax := math.Inf(1), math.Inf(-1)
 		for _, s := range f.Series {
-			pts := make(plotter.XYs, len(s.X))
-			for j := range s.X {
-				pts[j] = plotter.XY{X: s.X[j], Y: s.Y[j]}
-				xmin, xmax = math.Min(xmin, s.X[j]), math.Max(xmax, s.X[j])
+			for _, x := range s.X {
+				xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
 			}
 			xs = append(xs, s.X...)
-			line, points, err := plotter.NewLinePoints(pts)
-			if err != nil {
+			if _, _, err := addLinePoints(p, s, styleOf[s.Name]); err != nil {
 				return nil, err
 			}
-			line.LineStyle, points.GlyphStyle = seriesStyle(styleOf[s.Name])
-			p.Add(line, points)
 		}
-		var xticks []plot.Tick
-		if d := distinct(xs); len(d) <= maxDataTicks {
-			xticks = dataTicks(d)
-		} else {
-			xticks = niceTicksWithin(xmin, xmax)
-		}
+		xticks := xTicks(xs, xmin, xmax)
 		pad := (xmax - xmin) / 20
 		if pad == 0 {
 			pad = math.Max(math.Abs(xmin)/10, 1)

@@ -247,9 +247,7 @@ func drawLegendFrame(c draw.Canvas, leg *plot.Legend, x, top, w vg.Length) vg.Le
 	frame := vg.Rectangle{Min: vg.Point{X: x, Y: top - size.Y - 2*legendPad}, Max: vg.Point{X: x + w, Y: top}}
 	c.SetColor(color.White)
 	c.Fill(frame.Path())
-	c.StrokeLines(draw.LineStyle{Color: legendBorder, Width: vg.Points(0.75)}, []vg.Point{
-		frame.Min, {X: frame.Max.X, Y: frame.Min.Y}, frame.Max, {X: frame.Min.X, Y: frame.Max.Y}, frame.Min,
-	})
+	strokeBox(&c, frame, vg.Points(0.75))
 	leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
 		Min: vg.Point{X: frame.Min.X + legendPad, Y: frame.Min.Y + legendPad},
 		Max: vg.Point{X: frame.Max.X - legendPad, Y: frame.Max.Y - legendPad},
@@ -342,13 +340,7 @@ func (g *ganttPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		c.SetColor(bandColor)
 		c.Fill(rectPath(c.Min.X, trY(y-0.5), c.Max.X, trY(y+0.5)))
 	}
-	grid := draw.LineStyle{Color: gridColor, Width: vg.Points(0.5)}
-	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
-		if t.Value >= p.X.Min && t.Value <= p.X.Max {
-			x := trX(t.Value)
-			c.StrokeLine2(grid, x, c.Min.Y, x, c.Max.Y)
-		}
-	}
+	drawXGrid(c, p, trX)
 	states := g.tl.States()
 	binMs := g.tl.BinS() * 1e3
 	for k := range rows {
@@ -546,7 +538,12 @@ func (s swatch) Thumbnail(c *draw.Canvas) {
 	r := c.Rectangle
 	c.SetColor(s.color)
 	c.Fill(rectPath(r.Min.X, r.Min.Y, r.Max.X, r.Max.Y))
-	c.StrokeLines(draw.LineStyle{Color: legendBorder, Width: vg.Points(0.5)}, []vg.Point{
+	strokeBox(c, r, vg.Points(0.5))
+}
+
+// strokeBox outlines r in the legends' border color, width wide.
+func strokeBox(c *draw.Canvas, r vg.Rectangle, width vg.Length) {
+	c.StrokeLines(draw.LineStyle{Color: legendBorder, Width: width}, []vg.Point{
 		r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}, r.Min,
 	})
 }

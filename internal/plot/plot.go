@@ -221,19 +221,15 @@ func drawFigure(c draw.Canvas, f Figure) error {
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for i, s := range f.Series {
-		pts := make(plotter.XYs, len(s.X))
 		for j := range s.X {
-			pts[j] = plotter.XY{X: s.X[j], Y: s.Y[j]}
 			xmin, xmax = math.Min(xmin, s.X[j]), math.Max(xmax, s.X[j])
 			ymin, ymax = math.Min(ymin, s.Y[j]), math.Max(ymax, s.Y[j])
 		}
 		xs = append(xs, s.X...)
-		line, points, err := plotter.NewLinePoints(pts)
+		line, points, err := addLinePoints(p, s, i)
 		if err != nil {
 			return fmt.Errorf("series %d (%q): %w", i, s.Name, err)
 		}
-		line.LineStyle, points.GlyphStyle = seriesStyle(i)
-		p.Add(line, points)
 		name := s.Name
 		if name == "" {
 			name = fmt.Sprintf("series %d", i+1)
@@ -241,14 +237,8 @@ func drawFigure(c draw.Canvas, f Figure) error {
 		leg.Add(name, line, points)
 	}
 
-	// X axis: the data's range; ticks at the data's X values when
-	// there are few of them, nice round ticks otherwise.
-	var xticks []plot.Tick
-	if d := distinct(xs); len(d) <= maxDataTicks {
-		xticks = dataTicks(d)
-	} else {
-		xticks = niceTicksWithin(xmin, xmax)
-	}
+	// X axis: the data's range.
+	xticks := xTicks(xs, xmin, xmax)
 	if xmin == xmax {
 		pad := math.Max(math.Abs(xmin)/10, 1)
 		xmin, xmax = xmin-pad, xmax+pad
@@ -278,20 +268,24 @@ func drawFigure(c draw.Canvas, f Figure) error {
 	p.X.Tick.Marker = plot.ConstantTicks(pruneLabels(xticks, p.X.Tick.Label, p.X.Min, p.X.Max, dataC.Min.X, dataC.Max.X))
 	p.Draw(plotC)
 
-	frame := vg.Rectangle{
-		Min: vg.Point{X: c.Max.X - frameW, Y: dataC.Max.Y - legSize.Y - 2*legendPad},
-		Max: vg.Point{X: c.Max.X, Y: dataC.Max.Y},
-	}
-	c.SetColor(color.White)
-	c.Fill(frame.Path())
-	c.StrokeLines(draw.LineStyle{Color: legendBorder, Width: vg.Points(0.75)}, []vg.Point{
-		frame.Min, {X: frame.Max.X, Y: frame.Min.Y}, frame.Max, {X: frame.Min.X, Y: frame.Max.Y}, frame.Min,
-	})
-	leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-		Min: vg.Point{X: frame.Min.X + legendPad, Y: frame.Min.Y + legendPad},
-		Max: vg.Point{X: frame.Max.X - legendPad, Y: frame.Max.Y - legendPad},
-	}})
+	drawLegendFrame(c, leg, c.Max.X-frameW, dataC.Max.Y, frameW)
 	return nil
+}
+
+// addLinePoints adds s to p as a line with a glyph at each point, in the
+// style of series number style (see seriesStyle).
+func addLinePoints(p *plot.Plot, s Series, style int) (*plotter.Line, *plotter.Scatter, error) {
+	pts := make(plotter.XYs, len(s.X))
+	for j := range s.X {
+		pts[j] = plotter.XY{X: s.X[j], Y: s.Y[j]}
+	}
+	line, points, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return nil, nil, err
+	}
+	line.LineStyle, points.GlyphStyle = seriesStyle(style)
+	p.Add(line, points)
+	return line, points, nil
 }
 
 // gridPlotter draws grid lines at every X and Y tick, labelled or not
@@ -300,20 +294,28 @@ func drawFigure(c draw.Canvas, f Figure) error {
 type gridPlotter struct{}
 
 func (gridPlotter) Plot(c draw.Canvas, p *plot.Plot) {
-	sty := draw.LineStyle{Color: gridColor, Width: vg.Points(0.5)}
 	trX, trY := p.Transforms(&c)
-	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
-		if t.Value < p.X.Min || t.Value > p.X.Max {
-			continue
-		}
-		x := trX(t.Value)
-		c.StrokeLine2(sty, x, c.Min.Y, x, c.Max.Y)
-	}
+	drawXGrid(c, p, trX)
 	for _, t := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
 		if t.Value < p.Y.Min || t.Value > p.Y.Max {
 			continue
 		}
 		y := trY(t.Value)
-		c.StrokeLine2(sty, c.Min.X, y, c.Max.X, y)
+		c.StrokeLine2(gridLine, c.Min.X, y, c.Max.X, y)
+	}
+}
+
+// gridLine is the style of grid lines.
+var gridLine = draw.LineStyle{Color: gridColor, Width: vg.Points(0.5)}
+
+// drawXGrid draws a vertical grid line at each X tick of p within p's X
+// range; trX is p's X transform on c.
+func drawXGrid(c draw.Canvas, p *plot.Plot, trX func(float64) vg.Length) {
+	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if t.Value < p.X.Min || t.Value > p.X.Max {
+			continue
+		}
+		x := trX(t.Value)
+		c.StrokeLine2(gridLine, x, c.Min.Y, x, c.Max.Y)
 	}
 }
