@@ -107,6 +107,18 @@ type panelRow struct {
 	counted *int
 }
 
+// gapAbove is the space between row i of prs and the row above it: none
+// above the first, panelBlockGap above a block's first, panelGap otherwise.
+func gapAbove(prs []*panelRow, i int) vg.Length {
+	switch {
+	case i == 0:
+		return 0
+	case prs[i].block != prs[i-1].block:
+		return panelBlockGap
+	}
+	return panelGap
+}
+
 // RenderPanel draws p in format (".png" or ".svg") to out and returns
 // where its rows lie (pixels at 96 dpi).
 func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err error) {
@@ -161,13 +173,7 @@ func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err er
 	height := 2*margin + panelTitleH
 	for i, r := range prs {
 		height += r.head + r.dataH + r.foot
-		if i > 0 {
-			if r.block != prs[i-1].block {
-				height += panelBlockGap
-			} else {
-				height += panelGap
-			}
-		}
+		height += gapAbove(prs, i)
 	}
 	cw, c, err := newPage(format, panelWidth, height)
 	if err != nil {
@@ -194,13 +200,7 @@ func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err er
 	canv := make([]draw.Canvas, len(prs))
 	top := plotsC.Max.Y
 	for i, r := range prs {
-		if i > 0 {
-			if r.block != prs[i-1].block {
-				top -= panelBlockGap
-			} else {
-				top -= panelGap
-			}
-		}
+		top -= gapAbove(prs, i)
 		h := r.head + r.dataH + r.foot
 		canv[i] = draw.Canvas{Canvas: plotsC.Canvas, Rectangle: vg.Rectangle{
 			Min: vg.Point{X: plotsC.Min.X, Y: top - h}, Max: vg.Point{X: plotsC.Max.X, Y: top}}}
