@@ -168,12 +168,12 @@ func (e *dmEntry) nonReadyBytes(node int) (nonReady, nonLoading, nonAllocated in
 }
 
 func init() {
-	RegisterScheduler("dm", func() Scheduler { return &dmda{} })
-	RegisterScheduler("dmda", func() Scheduler { return &dmda{dataAware: true} })
-	RegisterScheduler("dmdap", func() Scheduler { return &dmda{dataAware: true, sorted: true} })
-	RegisterScheduler("dmdar", func() Scheduler { return &dmda{dataAware: true, readyFirst: true} })
-	RegisterScheduler("dmdas", func() Scheduler { return &dmda{dataAware: true, sorted: true, readyFirst: true} })
-	RegisterScheduler("dmdasd", func() Scheduler { return &dmda{dataAware: true, sorted: true, readyFirst: true, sortedDec: true} })
+	RegisterScheduler("dm", graph.PrioRange{}, func() Scheduler { return &dmda{} })
+	RegisterScheduler("dmda", graph.PrioRange{}, func() Scheduler { return &dmda{dataAware: true} })
+	RegisterScheduler("dmdap", graph.UnboundedPrio, func() Scheduler { return &dmda{dataAware: true, sorted: true} })
+	RegisterScheduler("dmdar", graph.PrioRange{}, func() Scheduler { return &dmda{dataAware: true, readyFirst: true} })
+	RegisterScheduler("dmdas", graph.UnboundedPrio, func() Scheduler { return &dmda{dataAware: true, sorted: true, readyFirst: true} })
+	RegisterScheduler("dmdasd", graph.UnboundedPrio, func() Scheduler { return &dmda{dataAware: true, sorted: true, readyFirst: true, sortedDec: true} })
 }
 
 func (d *dmda) Init(v View) {

@@ -6,6 +6,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // roundRobin is a user scheduler: tasks go to the calibrated workers in
@@ -42,8 +43,8 @@ func (r *roundRobin) Pop(w *runtime.Worker) *runtime.TaskState {
 
 // Example_customScheduler registers a scheduler and runs a Cholesky with it.
 func Example_customScheduler() {
-	runtime.RegisterScheduler("roundrobin", func() runtime.Scheduler { return &roundRobin{} })
-	g, _ := models.New("cholesky", models.Options{N: 960 * 4, Block: 960, PrioritySched: "eager"})
+	runtime.RegisterScheduler("roundrobin", graph.PrioRange{}, func() runtime.Scheduler { return &roundRobin{} })
+	g, _ := models.New("cholesky", models.Options{N: 960 * 4, Block: 960})
 	o := runtime.DefaultOptions()
 	o.Sched, o.NCPU, o.Check = "roundrobin", 0, true
 	sim, err := runtime.New(calibrate.Default().RuntimeMachine(), g, o)

@@ -22,7 +22,7 @@ import (
 // defaults given explicitly change nothing.
 func TestDMWeights(t *testing.T) {
 	cal := calibrate.Default()
-	g, err := models.New("cholesky", models.Options{N: 3840, Block: 960, PrioritySched: "dmda"})
+	g, err := models.New("cholesky", models.Options{N: 3840, Block: 960})
 	require.NoError(t, err)
 	runWith := func(w *runtime.DMWeights) (*runtime.Result, []runtime.Decision) {
 		var log bytes.Buffer
@@ -71,7 +71,7 @@ func TestDMWeights(t *testing.T) {
 // global limit wins over it (StarPU reads STARPU_LIMIT_CUDA_MEM first).
 func TestGPUMemLimits(t *testing.T) {
 	cal := calibrate.Default()
-	g, err := models.New("cholesky", models.Options{N: 1920, Block: 960, PrioritySched: "dmda"})
+	g, err := models.New("cholesky", models.Options{N: 1920, Block: 960})
 	require.NoError(t, err)
 	caps := func(global int64, per map[string]int64) map[string]int64 {
 		o := runtime.DefaultOptions()

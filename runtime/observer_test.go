@@ -67,7 +67,7 @@ func TestObserverStream(t *testing.T) {
 	o := &countObs{t: t, open: map[uint64]bool{}, executing: map[string]int{}}
 	opts := runtime.DefaultOptions()
 	opts.Sched, opts.Check, opts.Observer = "dmdas", true, o
-	g, err := models.New("cholesky", models.Options{N: 960 * 10, Block: 960, PrioritySched: "dmdas"})
+	g, err := models.New("cholesky", models.Options{N: 960 * 10, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
 	s, err := runtime.New(calibrate.Default().RuntimeMachine(), g, opts)
 	require.NoError(t, err)

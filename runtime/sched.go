@@ -67,27 +67,44 @@ func (t *TaskState) Priority() int { return int(t.prio) }
 // preds are the ids of t's dependencies, finished or not.
 func (t *TaskState) preds() []int32 { return t.dg.Preds(int(t.id)) }
 
+// schedulerEntry is a registered scheduler: how to make one, and the
+// priority range it sets.
+type schedulerEntry struct {
+	factory func() Scheduler
+	prio    graph.PrioRange
+}
+
 var (
 	schedMu    sync.Mutex
-	schedulers = map[string]func() Scheduler{}
+	schedulers = map[string]schedulerEntry{}
 )
 
 // RegisterScheduler makes a scheduler available under name (e.g. for
-// --sched). Registering a name twice replaces the first.
-func RegisterScheduler(name string, factory func() Scheduler) {
+// --sched), with the priority range it sets for its context (StarPU's
+// STARPU_MIN_PRIO..STARPU_MAX_PRIO, which applications read: a policy
+// that sets none leaves 0..0, those with priority-sorted queues set
+// graph.UnboundedPrio). Registering a name twice replaces the first.
+func RegisterScheduler(name string, prio graph.PrioRange, factory func() Scheduler) {
 	schedMu.Lock()
 	defer schedMu.Unlock()
-	schedulers[name] = factory
+	schedulers[name] = schedulerEntry{factory, prio}
 }
 
-func lookupScheduler(name string) (func() Scheduler, bool) {
+func lookupScheduler(name string) (schedulerEntry, bool) {
 	schedMu.Lock()
 	defer schedMu.Unlock()
 	if len(name) > 4 && name[:4] == "heft" {
-		name = "dmda" // StarPU maps heft* to dmda
+		name = "dmda" // StarPU maps heft* to dmda (_starpu_select_sched_policy)
 	}
-	f, ok := schedulers[name]
-	return f, ok
+	e, ok := schedulers[name]
+	return e, ok
+}
+
+// PriorityRange is the priority range the scheduler name sets; ok is false
+// for an unknown scheduler.
+func PriorityRange(name string) (prio graph.PrioRange, ok bool) {
+	e, ok := lookupScheduler(name)
+	return e.prio, ok
 }
 
 // SchedulerNames lists the registered schedulers, sorted.
@@ -102,12 +119,17 @@ func SchedulerNames() []string {
 	return names
 }
 
+// The built-in schedulers' priority ranges are StarPU's: eager, random, dm,
+// dmda and dmdar set none (0..0: _starpu_create_sched_ctx keeps
+// max_priority = 0); prio (eager_central_priority_policy.c), ws and lws
+// (initialize_ws_policy), dmdap, dmdas and dmdasd
+// (initialize_dmda_sorted_policy) set INT_MIN..INT_MAX.
 func init() {
-	RegisterScheduler("eager", func() Scheduler { return &central{} })
-	RegisterScheduler("prio", func() Scheduler { return &central{prio: true} })
-	RegisterScheduler("random", func() Scheduler { return &randomSched{} })
-	RegisterScheduler("ws", func() Scheduler { return &wsSched{} })
-	RegisterScheduler("lws", func() Scheduler { return &wsSched{} })
+	RegisterScheduler("eager", graph.PrioRange{}, func() Scheduler { return &central{} })
+	RegisterScheduler("prio", graph.UnboundedPrio, func() Scheduler { return &central{prio: true} })
+	RegisterScheduler("random", graph.PrioRange{}, func() Scheduler { return &randomSched{} })
+	RegisterScheduler("ws", graph.UnboundedPrio, func() Scheduler { return &wsSched{} })
+	RegisterScheduler("lws", graph.UnboundedPrio, func() Scheduler { return &wsSched{} })
 }
 
 // central is eager (one FIFO) or prio (one priority list, FIFO within a

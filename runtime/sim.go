@@ -191,7 +191,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	if opts.Durations == "" {
 		opts.Durations = DurMean
 	}
-	factory, ok := lookupScheduler(opts.Sched)
+	entry, ok := lookupScheduler(opts.Sched)
 	if !ok {
 		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(SchedulerNames(), ", "))
 	}
@@ -259,7 +259,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.queuedCall = func(id int) { t := &s.tasks[id]; s.deviceQueued(t.worker, t) }
 	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
-	s.sched = factory()
+	s.sched = entry.factory()
 	s.sched.Init(s)
 	s.obs = opts.Observer
 	if s.obs == nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // loadNative loads the native StarPU trace, skipping the test without it.
@@ -129,7 +130,7 @@ func TestKSDistance(t *testing.T) {
 // Chrome trace to dir/trace.json.
 func writeStarsimRun(t *testing.T, dir string, seed uint64) *runtime.Result {
 	t.Helper()
-	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, PrioritySched: "dmdas"})
+	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "rec"), 0o755))
 	var tasks, data, chrome bytes.Buffer

@@ -53,7 +53,7 @@ func (r *traceRecorder) TaskDone(t *runtime.TaskState) {
 // calibration (CPUs and 4 GPUs) with obs.
 func traceCholesky(t *testing.T, obs runtime.Observer) *runtime.Result {
 	t.Helper()
-	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, PrioritySched: "dmdas"})
+	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
 	opts := runtime.DefaultOptions()
 	opts.Sched = "dmdas"

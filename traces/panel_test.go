@@ -17,7 +17,7 @@ import (
 // kernel time in the timeline is its tasks' time, the counters are the
 // groups a panel draws, and nothing is recorded past the makespan.
 func TestPanelRecorder(t *testing.T) {
-	g, err := models.New("cholesky", models.Options{N: 960 * 6, Block: 960, PrioritySched: "dmda"})
+	g, err := models.New("cholesky", models.Options{N: 960 * 6, Block: 960})
 	require.NoError(t, err)
 	rec := NewPanelRecorder()
 	kernelS := map[string]float64{}

@@ -243,7 +243,11 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 		g   *graph.Graph
 		err error
 	}
-	o := models.Options{N: f.n, Block: f.block, Precision: prec, PrioritySched: f.sched, NoPrio: f.noPrio}
+	prio, ok := runtime.PriorityRange(f.sched)
+	if !ok {
+		return nil, flagError("sched", f.sched, "unknown scheduler (known: %s)", strings.Join(runtime.SchedulerNames(), ", "))
+	}
+	o := models.Options{N: f.n, Block: f.block, Precision: prec, Prio: prio, NoPrio: f.noPrio}
 	graph := make(chan built, 1)
 	go func() {
 		g, err := models.New(f.app, o)
@@ -269,7 +273,8 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 		used[k.Symbol] = true
 	}
 	reportModels(stderr, mc, used)
-	if def, _ := generation.Kernels(f.app, generation.V14, f.double); res.Gen != generation.V14 || !sameSymbols(def, res.Kernels) {
+	app, _ := models.Lookup(f.app) // resolved: known
+	if def := app.Kernels(generation.V14, f.double); res.Gen != generation.V14 || !sameSymbols(def, res.Kernels) {
 		o.Generation, o.Symbols = res.Gen, res.Symbols()
 		if b.g, err = models.New(f.app, o); err != nil {
 			return nil, &usageError{err.Error()}

@@ -185,22 +185,20 @@ func (f *runFlags) validateRun() error {
 	if f.double {
 		prec = models.Double
 	}
-	return checkGraphSize(f.app, f.n, f.block, prec, f.sched)
+	return checkGraphSize(f.app, f.n, f.block, prec)
 }
 
 // lookupApp checks an application name.
 func lookupApp(app string) (string, error) {
-	for _, a := range models.Apps {
-		if strings.EqualFold(a, app) {
-			return a, nil
-		}
+	if a, ok := models.Lookup(app); ok {
+		return a.Name, nil
 	}
-	return "", flagError("app", app, "unknown application (want %s)", strings.Join(models.Apps, " or "))
+	return "", flagError("app", app, "unknown application (want %s)", strings.Join(models.Names(), " or "))
 }
 
 // checkGraphSize checks --n and --block, and the graph's size against the
 // budget, without building it.
-func checkGraphSize(app string, n, block int, prec models.Precision, sched string) error {
+func checkGraphSize(app string, n, block int, prec models.Precision) error {
 	if n <= 0 {
 		return flagError("n", n, "want a matrix order > 0")
 	}
@@ -213,7 +211,7 @@ func checkGraphSize(app string, n, block int, prec models.Precision, sched strin
 	if b := float64(n) * float64(n) * float64(prec.ElemBytes()); b > maxMatrixBytes {
 		return flagError("n", n, "a %s matrix of %.3g bytes: at most %d (1 PiB)", prec, b, int64(maxMatrixBytes))
 	}
-	tasks, handles, _, err := models.Size(app, models.Options{N: n, Block: block, Precision: prec, PrioritySched: sched})
+	tasks, handles, _, err := models.Size(app, models.Options{N: n, Block: block, Precision: prec})
 	if err != nil {
 		return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
 	}
