@@ -38,7 +38,7 @@ func (s *Simulator) busGPUs() [][]int {
 			if i == j {
 				continue
 			}
-			r, ok := s.m.Routes[machine.Dir{Src: s.nodes[i].name, Dst: s.nodes[j].name}]
+			r, ok := s.m.Routes[machine.Dir{Src: s.nodes[i].Name, Dst: s.nodes[j].Name}]
 			if !ok {
 				continue
 			}
@@ -74,7 +74,7 @@ func (s *Simulator) bridgeGPUs(r []string) int {
 	}
 	n := 0
 	for g := 1; g < len(s.nodes); g++ {
-		for _, l := range s.m.Routes[machine.Dir{Src: s.nodes[g].name, Dst: "RAM"}] {
+		for _, l := range s.m.Routes[machine.Dir{Src: s.nodes[g].Name, Dst: "RAM"}] {
 			if l == through {
 				n++
 				break

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/memory"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -30,7 +31,7 @@ func TestBusGPUsFollowsStarPU(t *testing.T) {
 	}
 	s := &Simulator{m: &machine.Machine{Routes: routes}, ngpus: 4}
 	for _, n := range []string{"RAM", "CUDA0", "CUDA1", "CUDA2", "CUDA3"} {
-		s.nodes = append(s.nodes, &memNode{name: n})
+		s.nodes = append(s.nodes, &memNode{Node: &memory.Node{Name: n}})
 	}
 	g := s.busGPUs()
 	tests := []struct {
@@ -45,6 +46,6 @@ func TestBusGPUsFollowsStarPU(t *testing.T) {
 		{2, 1, 4}, // no route: through RAM
 	}
 	for _, tc := range tests {
-		assert.Equal(t, tc.want, g[tc.src][tc.dst], "%s->%s", s.nodes[tc.src].name, s.nodes[tc.dst].name)
+		assert.Equal(t, tc.want, g[tc.src][tc.dst], "%s->%s", s.nodes[tc.src].Name, s.nodes[tc.dst].Name)
 	}
 }

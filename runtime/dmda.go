@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/memory"
 )
 
 // The dm/dmda family (StarPU's deque_modeling_policy_data_aware.c): each
@@ -134,7 +135,7 @@ func (l *dmLevel) remove(i int) *TaskState {
 type dmEntry struct {
 	t     *TaskState
 	prio  int
-	h     [3]*handleState
+	h     [3]*memory.Handle
 	nb    int8  // buffers in h; -1: too many, read t.bufs
 	reads uint8 // bit k: buffer k is read
 }
@@ -144,8 +145,8 @@ func newDMEntry(t *TaskState) dmEntry {
 	if len(t.bufs) <= len(e.h) {
 		e.nb = int8(len(t.bufs))
 		for k, b := range t.bufs {
-			e.h[k] = b.h
-			if b.mode&graph.R != 0 {
+			e.h[k] = b.H
+			if b.Mode&graph.R != 0 {
 				e.reads |= 1 << k
 			}
 		}
@@ -157,11 +158,11 @@ func newDMEntry(t *TaskState) dmEntry {
 // 1<<node), from the entry's copies.
 func (e *dmEntry) nonReadyBytes(node int) (nonReady, nonLoading, nonAllocated int64) {
 	if e.nb < 0 {
-		return nonReadyBytes(e.t.bufs, node)
+		return memory.NonReadyBytes(e.t.bufs, node)
 	}
 	bit := uint64(1) << uint(node)
 	for k, h := range e.h[:e.nb] {
-		r, l, a := h.nonReady(e.reads>>k&1 != 0, bit)
+		r, l, a := h.NonReady(e.reads>>k&1 != 0, bit)
 		nonReady, nonLoading, nonAllocated = nonReady+r, nonLoading+l, nonAllocated+a
 	}
 	return

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"encoding/json"
+
+	"github.com/starsim/starsim/runtime/memory"
 )
 
 // Decision is one scheduling decision of a dm-family scheduler, as
@@ -67,17 +69,15 @@ func (s *Simulator) Explain(rec any) {
 	}
 }
 
-var levelNames = [...]string{"fetch", "task-prefetch", "prefetch", "idle"}
-
 // explainEviction logs an eviction when every decision is being logged.
-func (s *Simulator) explainEviction(r *replica, action string, forH *handleState, lvl level) {
+func (s *Simulator) explainEviction(r *memory.Replica, action string, forH *memory.Handle, lvl memory.Level) {
 	if s.opts.Explain == nil || s.opts.ExplainTask >= 0 {
 		return
 	}
 	forName := ""
 	if forH != nil {
-		forName = forH.h.Name
+		forName = forH.Spec().Name
 	}
-	s.Explain(Eviction{Event: "evict", TimeUS: s.NowUS(), Node: s.nodes[r.node].name, Handle: r.h.h.Name,
-		Action: action, For: forName, Level: levelNames[lvl]})
+	s.Explain(Eviction{Event: "evict", TimeUS: s.NowUS(), Node: s.nodes[r.Node()].Name, Handle: r.Handle().Spec().Name,
+		Action: action, For: forName, Level: lvl.String()})
 }

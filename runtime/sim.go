@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"github.com/starsim/starsim/emulator"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/memory"
 )
 
 // WorkerKind is the kind of processing unit a worker drives.
@@ -68,7 +68,7 @@ type TaskState struct {
 	// readyS, which the release writes just before: that store brings the
 	// line in without stalling, for the push to find it. prio and syncGPU
 	// copy spec's Priority and SyncGPU, read often: spec is elsewhere.
-	bufs         []taskBuf
+	bufs         []memory.Buf
 	stats        *workerStats // nil entries: cannot run there
 	worker       *Worker
 	readyS       float64
@@ -95,19 +95,8 @@ type TaskState struct {
 // workerStats holds a task's model entry per worker (index: Worker.ID).
 type workerStats []*machine.KernelStats
 
-// taskBuf is one buffer of a task: its data and access mode, side by side
-// for the loops over a task's buffers.
-type taskBuf struct {
-	h    *handleState
-	mode graph.Mode
-	// touch is written, never read, by release: in the padding, a store
-	// that brings the buffers' cache line in for the push (see bufSlots).
-	touch bool
-}
-
 // bufSlots is the buffers' slab's room per task: task i's buffers are at
-// bufs[bufSlots*i:], where the release finds them without reading
-// anything (a task with more goes at the slab's end).
+// bufs[bufSlots*i:] (a task with more goes at the slab's end).
 const bufSlots = 3
 
 // Simulator runs one graph on one machine. Create with New, then Run.
@@ -126,13 +115,17 @@ type Simulator struct {
 	workers []*Worker
 	ngpus   int
 
-	handles []*handleState
-	tasks   []TaskState // the slab: &tasks[id] costs no load
+	mem *memory.Memory
+	// incoming[h*len(nodes)+n] is the copy under way into handle h's copy
+	// on node n (nil: none; the handle's loading bit says which are set).
+	incoming []*request
+	hwont    []handleWontUse // per handle
+	tasks    []TaskState     // the slab: &tasks[id] costs no load
 	// npending[i] counts task i's unfinished dependencies (+1 until
 	// submitted). Kept apart from the tasks, densely, because a kernel's
 	// end decrements it for each successor, scattered over the graph.
 	npending []int32
-	bufs     []taskBuf              // every task's buffers (TaskState.bufs, bufSlots)
+	bufs     []memory.Buf           // every task's buffers (TaskState.bufs, bufSlots)
 	deps     graph.Deps             // every task's dg
 	lastEndS float64                // the latest kernel end: the makespan once all ran
 	routes   [][]*emulator.Route    // [src][dst]; nil: no direct route
@@ -156,7 +149,7 @@ type Simulator struct {
 	kcache      map[machine.KernelKey]*machine.KernelStats
 	checkErr    error
 	chk         *checker // with Options.Check
-	stats       Stats
+	writeBacks  int      // evictions of a sole valid copy, written home first
 	seq         uint64
 	freeReqs    []*request // finished requests, for newRequest to reuse
 
@@ -166,9 +159,9 @@ type Simulator struct {
 	succOff []int32
 	succ    []int32
 	// wontUseAfter holds, for each wont_use hint in submission order, the
-	// task that last wrote the data before it (nil: none); wuNext is the
+	// task that last wrote the data before it (-1: none); wuNext is the
 	// next hint's index.
-	wontUseAfter []*TaskState
+	wontUseAfter []int32
 	wuNext       int
 	kernelNames  []string // distinct task names, for per-worker counts
 	hetsim       func() hetsimPaths
@@ -270,7 +263,8 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 }
 
 func (s *Simulator) buildNodes() error {
-	s.addNode("RAM", s.m.RAMBytes, "")
+	specs := []memory.NodeSpec{{Name: "RAM", CapacityBytes: s.m.RAMBytes}}
+	archs := []string{""}
 	ncuda := s.opts.NCUDA
 	for _, d := range s.m.Devices {
 		if d.Kind != "cuda" && d.Kind != "hip" {
@@ -289,23 +283,29 @@ func (s *Simulator) buildNodes() error {
 			// 0 means unlimited: a tiny memory must not become that.
 			return fmt.Errorf("%s has %d bytes of memory: StarPU uses 90 %% of it in whole MiB, 0 here; a GPU needs at least %d bytes (2 MiB)", d.Name, d.MemoryBytes, MinGPUMemoryBytes)
 		}
-		s.addNode(d.Name, capacity, d.Arch)
+		specs = append(specs, memory.NodeSpec{Name: d.Name, CapacityBytes: capacity})
+		archs = append(archs, d.Arch)
 		s.ngpus++
 	}
 	if ncuda > s.ngpus {
 		return fmt.Errorf("%d CUDA workers asked, the machine has %d GPUs", ncuda, s.ngpus)
 	}
-	if len(s.nodes) > maxNodes {
-		return fmt.Errorf("%d memory nodes (RAM and %d GPUs): at most %d are supported; use --ncuda to simulate fewer GPUs", len(s.nodes), s.ngpus, maxNodes)
+	if len(specs) > memory.MaxNodes {
+		return fmt.Errorf("%d memory nodes (RAM and %d GPUs): at most %d are supported; use --ncuda to simulate fewer GPUs", len(specs), s.ngpus, memory.MaxNodes)
+	}
+	mem, err := memory.New(specs, s.opts.StarPUHiddenHoles)
+	if err != nil {
+		return err
+	}
+	s.mem = mem
+	mem.CheckLRU = s.opts.Check
+	mem.OverCapacity = plantedFault == faultOverCapacity
+	mem.NoInvalidate = plantedFault == faultNoInvalidate
+	for i, n := range mem.Nodes {
+		s.nodeIdx[n.Name] = i
+		s.nodes = append(s.nodes, &memNode{Node: n, arch: archs[i]})
 	}
 	return nil
-}
-
-func (s *Simulator) addNode(name string, capacity int64, arch string) {
-	n := &memNode{id: len(s.nodes), name: name, capacity: capacity, arch: arch}
-	n.sub.staleMax = s.opts.StarPUHiddenHoles
-	s.nodeIdx[name] = n.id
-	s.nodes = append(s.nodes, n)
 }
 
 func (s *Simulator) buildWorkers() error {
@@ -328,7 +328,7 @@ func (s *Simulator) buildWorkers() error {
 		s.workers = append(s.workers, &Worker{Name: fmt.Sprintf("CPU%d", i), Kind: CPUWorker, Arch: arch, Node: 0, pipeline: 1})
 	}
 	for _, n := range s.nodes[1:] {
-		s.workers = append(s.workers, &Worker{Name: n.name, Kind: GPUWorker, Arch: n.arch, Node: n.id, pipeline: 2})
+		s.workers = append(s.workers, &Worker{Name: n.Name, Kind: GPUWorker, Arch: n.arch, Node: n.ID, pipeline: 2})
 	}
 	if len(s.workers) == 0 {
 		return fmt.Errorf("no workers: --ncpu 0 and no GPU")
@@ -361,7 +361,7 @@ func (s *Simulator) buildNetwork() error {
 		s.dirs[i] = make([]*direction, len(s.nodes))
 		s.predict[i] = make([]machine.Prediction, len(s.nodes))
 		for j, b := range s.nodes {
-			s.predict[i][j] = s.m.Predict[machine.Dir{Src: a.name, Dst: b.name}]
+			s.predict[i][j] = s.m.Predict[machine.Dir{Src: a.Name, Dst: b.Name}]
 		}
 	}
 	for i, a := range s.nodes {
@@ -369,12 +369,12 @@ func (s *Simulator) buildNetwork() error {
 			if i == j {
 				continue
 			}
-			names, ok := s.m.Routes[machine.Dir{Src: a.name, Dst: b.name}]
+			names, ok := s.m.Routes[machine.Dir{Src: a.Name, Dst: b.Name}]
 			if !ok {
 				if i != 0 && j != 0 {
 					continue // device pair without peer route: through RAM
 				}
-				return fmt.Errorf("machine has no route %s->%s", a.name, b.name)
+				return fmt.Errorf("machine has no route %s->%s", a.Name, b.Name)
 			}
 			var links []emulator.LinkID
 			minBw := math.Inf(1)
@@ -392,7 +392,7 @@ func (s *Simulator) buildNetwork() error {
 			}
 			s.routes[i][j] = r
 			s.minBw[r] = minBw
-			if pm := s.m.Pitch[machine.Dir{Src: a.name, Dst: b.name}]; len(pm) > 0 {
+			if pm := s.m.Pitch[machine.Dir{Src: a.Name, Dst: b.Name}]; len(pm) > 0 {
 				s.pitch[[2]int{i, j}] = pm
 			}
 			s.dirs[i][j] = &direction{src: i, dst: j, handler: s.handlingNode(i, j)}
@@ -427,51 +427,16 @@ func (s *Simulator) route(src, dst int) *emulator.Route { return s.routes[src][d
 func (s *Simulator) dir(src, dst int) *direction { return s.dirs[src][dst] }
 
 // checkFits fails when a task's data cannot be on a GPU at once: such a
-// run could only end in a deadlock. Buffers of at most 4 MiB need whole
-// suballocator chunks (packed first fit). minCap is the smallest limited
-// GPU memory (math.MaxInt64: none).
+// run could only end in a deadlock. minCap is the smallest limited GPU
+// memory (math.MaxInt64: none).
 func (s *Simulator) checkFits(t *TaskState, minCap int64) error {
-	// Each buffer needs at most a new chunk or its own size: tasks whose
-	// bound fits every GPU (all of them, usually) skip the exact count.
-	var bound int64
-	for _, b := range t.bufs {
-		if suballocated(1, b.h.size) {
-			bound += subChunkBytes
-		} else {
-			bound += b.h.size
-		}
-	}
-	if bound <= minCap {
+	need := memory.NeedBytes(t.bufs, minCap)
+	if need <= minCap {
 		return nil
 	}
-	var need int64
-	var chunks []int32 // free blocks left in each chunk
-	for k, b := range t.bufs {
-		dup := false
-		for _, c := range t.bufs[:k] {
-			dup = dup || c.h == b.h
-		}
-		if dup {
-			continue
-		}
-		if !suballocated(1, b.h.size) {
-			need += b.h.size
-			continue
-		}
-		nb := subBlocks(b.h.size)
-		i := 0
-		for i < len(chunks) && chunks[i] < nb {
-			i++
-		}
-		if i == len(chunks) {
-			chunks = append(chunks, subChunkBlocks)
-			need += subChunkBytes
-		}
-		chunks[i] -= nb
-	}
 	for _, n := range s.nodes[1:] {
-		if n.capacity > 0 && need > n.capacity {
-			return &FitError{Node: n.name, CapacityBytes: n.capacity, Task: int(t.id), Name: t.spec.Name, NeedBytes: need}
+		if n.Capacity > 0 && need > n.Capacity {
+			return &FitError{Node: n.Name, CapacityBytes: n.Capacity, Task: int(t.id), Name: t.spec.Name, NeedBytes: need}
 		}
 	}
 	return nil
@@ -514,31 +479,18 @@ const prefaultFrom = 40
 // submission order.
 func (s *Simulator) buildGraph() error {
 	nn, nw := len(s.nodes), len(s.workers)
-	hslab := make([]handleState, len(s.g.Handles))
-	rslab := make([]replica, len(s.g.Handles)*nn)
-	s.handles = make([]*handleState, 0, len(s.g.Handles))
-	for i := range s.g.Handles {
-		h := &s.g.Handles[i]
-		if h.ID != i {
-			return fmt.Errorf("handle %d has ID %d", i, h.ID)
-		}
-		hs := &hslab[i]
-		hs.h, hs.size, hs.reps = h, h.SizeBytes, rslab[i*nn:(i+1)*nn:(i+1)*nn]
-		for n := range hs.reps {
-			hs.reps[n] = replica{h: hs, node: n}
-		}
-		hs.reps[0].state = owner // data starts valid at home (RAM)
-		hs.reps[0].setAllocated(true)
-		hs.valid = 1
-		s.handles = append(s.handles, hs)
+	if err := s.mem.SetHandles(s.g.Handles); err != nil {
+		return err
 	}
+	s.incoming = make([]*request, len(s.g.Handles)*nn)
+	s.hwont = make([]handleWontUse, len(s.g.Handles))
 	nbuf := bufSlots * len(s.g.Tasks)
 	for i := range s.g.Tasks {
 		if n := len(s.g.Tasks[i].Buffers); n > bufSlots {
 			nbuf += n
 		}
 	}
-	s.bufs = make([]taskBuf, bufSlots*len(s.g.Tasks), nbuf)
+	s.bufs = make([]memory.Buf, bufSlots*len(s.g.Tasks), nbuf)
 	var kslab []*machine.KernelStats // per-task entries (pinned or fixed-length tasks)
 	var krows []workerStats          // and their slices
 	type statsKey struct {
@@ -553,8 +505,8 @@ func (s *Simulator) buildGraph() error {
 	var last []statsEntry // by kernel name index
 	minCap := int64(math.MaxInt64)
 	for _, n := range s.nodes[1:] {
-		if n.capacity > 0 {
-			minCap = min(minCap, n.capacity)
+		if n.Capacity > 0 {
+			minCap = min(minCap, n.Capacity)
 		}
 	}
 	var kernelIdx map[string]int // once there are many names
@@ -607,10 +559,10 @@ func (s *Simulator) buildGraph() error {
 		}
 		ts.bufs = s.bufs[b0 : b0+n : b0+n]
 		for j, a := range t.Buffers {
-			if a.Handle < 0 || a.Handle >= len(s.handles) {
+			if a.Handle < 0 || a.Handle >= s.mem.NumHandles() {
 				return fmt.Errorf("task %d (%s): unknown handle %d", i, t.Name, a.Handle)
 			}
-			ts.bufs[j] = taskBuf{h: s.handles[a.Handle], mode: a.Mode}
+			ts.bufs[j] = memory.Buf{H: s.mem.Handle(a.Handle), Mode: a.Mode}
 		}
 		if err := s.checkFits(ts, minCap); err != nil {
 			return err
@@ -679,13 +631,14 @@ func sameString(a, b string) bool {
 func (s *Simulator) attachDeps(d *graph.Deps) {
 	s.deps = *d
 	s.npending, s.succOff, s.succ = d.NPending, d.SuccOff, d.Succ
-	for _, w := range d.WontUseAfter {
-		var after *TaskState
-		if w >= 0 {
-			after = &s.tasks[w]
-		}
-		s.wontUseAfter = append(s.wontUseAfter, after)
-	}
+	s.wontUseAfter = d.WontUseAfter
+}
+
+// handleWontUse is a handle's pending starpu_data_wont_use: armed until
+// the task after ends (-1: none).
+type handleWontUse struct {
+	after int32
+	armed bool
 }
 
 // fillStats sets st[w] to t's model entry on worker w: nil where t cannot
@@ -731,7 +684,7 @@ func (s *Simulator) kernelStats(t *TaskState, w *Worker) *machine.KernelStats {
 func (s *Simulator) Run() (*Result, error) {
 	names := make([]string, len(s.nodes))
 	for i, n := range s.nodes {
-		names[i] = n.name
+		names[i] = n.Name
 	}
 	s.obs.Start(s.workers, names)
 	for _, w := range s.workers {
@@ -747,7 +700,7 @@ func (s *Simulator) Run() (*Result, error) {
 		var waiting []string
 		for _, n := range s.nodes {
 			if len(n.waiting) > 0 || n.stalled {
-				waiting = append(waiting, fmt.Sprintf("%s (%d of %d bytes in use)", n.name, n.used, n.capacity))
+				waiting = append(waiting, fmt.Sprintf("%s (%d of %d bytes in use)", n.Name, n.Used(), n.Capacity))
 			}
 		}
 		hint := ""
@@ -780,7 +733,7 @@ func (s *Simulator) submit(i int) {
 	t.submitS = s.eng.NowS()
 	if t.wontUse { // (without reading spec, a cache miss per task)
 		for _, hid := range t.spec.WontUse {
-			s.wontUse(s.handles[hid], s.wontUseAfter[s.wuNext])
+			s.wontUse(s.mem.Handle(hid), s.wontUseAfter[s.wuNext])
 			s.wuNext++
 		}
 	}
@@ -806,7 +759,6 @@ func (s *Simulator) submit(i int) {
 func (s *Simulator) release(id int, freeS *float64) {
 	now := s.eng.NowS()
 	s.tasks[id].readyS = now
-	s.bufs[bufSlots*id].touch = true
 	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
 	s.eng.PostCallAfter(*freeS-now, s.pushCall, id)
 }
@@ -878,34 +830,34 @@ func (s *Simulator) workerPop(w *Worker) {
 // the device once all have arrived.
 func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 	prefetched := t.prefetched
+	pn := int(t.prefetchNode)
 	if prefetched {
 		for _, b := range t.bufs {
-			b.h.reps[t.prefetchNode].protect--
+			s.mem.Unprotect(b.H, pn)
 		}
 		t.prefetched = false
-		s.nodes[t.prefetchNode].evictGen++
+		s.nodes[pn].Changed()
 	}
 	t.nfetching = 1
 	done := waiter{call: s.arrivedCall, arg: int(t.id)}
 	for _, b := range t.bufs {
-		h := b.h
-		r := &h.reps[w.Node]
-		r.refs++
-		if plantedFault == faultKernelBeforeData && b.mode&graph.R != 0 {
+		h := b.H
+		s.mem.Pin(h, w.Node)
+		if plantedFault == faultKernelBeforeData && b.Mode&graph.R != 0 {
 			continue
 		}
 		t.nfetching++
-		if b.mode&graph.R == 0 {
-			s.allocate(h, w.Node, levelFetch, func() { s.arrived(int(t.id)) })
+		if b.Mode&graph.R == 0 {
+			s.allocate(h, w.Node, memory.Fetch, func() { s.arrived(int(t.id)) })
 			continue
 		}
-		s.fetch(h, w.Node, levelFetch, int(t.prio), done)
+		s.fetch(h, w.Node, memory.Fetch, int(t.prio), done)
 	}
 	if prefetched {
 		// After the fetches: a hit has already moved its copy (touch).
 		// A fetch's reclaim reads protection, not lists.
 		for _, b := range t.bufs {
-			s.nodes[t.prefetchNode].relist(&b.h.reps[t.prefetchNode])
+			s.mem.Relist(b.H, pn)
 		}
 	}
 	s.arrived(int(t.id))
@@ -924,12 +876,12 @@ func (s *Simulator) arrived(id int) {
 // distinctBufs counts the different data among bufs: StarPU's fetch takes
 // a data a task lists twice once (_starpu_fetch_task_input skips the
 // duplicate), and pays the per-buffer cost once.
-func distinctBufs(bufs []taskBuf) int {
+func distinctBufs(bufs []memory.Buf) int {
 	n := 0
 	for k, b := range bufs {
 		dup := false
 		for _, c := range bufs[:k] {
-			dup = dup || c.h == b.h
+			dup = dup || c.H == b.H
 		}
 		if !dup {
 			n++
@@ -1016,16 +968,16 @@ func (s *Simulator) startKernel(w *Worker) {
 			}
 		}
 		for _, b := range t.bufs {
-			if !b.h.reps[w.Node].allocated {
-				s.fail(fmt.Errorf("task %d (%s) starts on %s without %s allocated", t.id, t.spec.Name, w.Name, b.h.h.Name))
+			if !b.H.Rep(w.Node).Allocated() {
+				s.fail(fmt.Errorf("task %d (%s) starts on %s without %s allocated", t.id, t.spec.Name, w.Name, b.H.Spec().Name))
 			}
 		}
 		for _, b := range t.bufs {
-			h := b.h
-			if b.mode&graph.R != 0 && h.reps[w.Node].state == invalid {
-				s.fail(fmt.Errorf("task %d (%s) starts on %s without a valid %s", t.id, t.spec.Name, w.Name, h.h.Name))
+			h := b.H
+			if b.Mode&graph.R != 0 && h.Rep(w.Node).State() == memory.Invalid {
+				s.fail(fmt.Errorf("task %d (%s) starts on %s without a valid %s", t.id, t.spec.Name, w.Name, h.Spec().Name))
 			}
-			if err := h.checkBits(); err != nil {
+			if err := s.mem.CheckHandle(h); err != nil {
 				s.fail(err)
 			}
 		}
@@ -1137,20 +1089,14 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 	w.ntasks++
 	// MSI: a write makes w's node the owner and invalidates every other copy.
 	for _, b := range t.bufs {
-		h := b.h
-		r := &h.reps[w.Node]
-		if b.mode&graph.W != 0 {
-			h.version++
-			// The valid bits, not the replicas: those are scattered.
-			for set := h.valid &^ (1 << uint(w.Node)); set != 0 && plantedFault != faultNoInvalidate; set &= set - 1 {
-				s.setState(h, bits.TrailingZeros64(set), invalid)
-			}
-			s.setState(h, w.Node, owner)
+		h := b.H
+		if b.Mode&graph.W != 0 {
+			s.mem.Write(h, w.Node)
 			if s.chk != nil {
 				s.checkWrite(h, w.Node)
 			}
 		}
-		r.refs--
+		s.mem.Unpin(h, w.Node)
 	}
 	s.sched.PostExec(w, t)
 	s.obs.TaskDone(t)
@@ -1171,7 +1117,7 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 		}
 	}
 	for _, b := range t.bufs {
-		s.wontUseDone(b.h, t)
+		s.wontUseDone(b.H, t)
 	}
 	s.startKernel(w)
 	s.updateState(w)
@@ -1196,41 +1142,19 @@ func (s *Simulator) finalCheck() error {
 	for i := range s.dirs {
 		for _, d := range s.dirs[i] {
 			if d != nil && (len(d.queue) > 0 || d.issued > 0 || len(d.pend) > 0) {
-				return fmt.Errorf("check: %d copies %s->%s left queued at the end", len(d.queue), s.nodes[d.src].name, s.nodes[d.dst].name)
+				return fmt.Errorf("check: %d copies %s->%s left queued at the end", len(d.queue), s.nodes[d.src].Name, s.nodes[d.dst].Name)
 			}
 		}
 	}
-	used := make([]int64, len(s.nodes))
-	for _, h := range s.handles {
-		if h.nvalid() < 1 {
-			return fmt.Errorf("check: %s has no valid copy", h.h.Name)
-		}
-		if err := h.checkBits(); err != nil {
-			return err
-		}
-		for n := range h.reps {
-			r := &h.reps[n]
-			if r.refs != 0 || r.protect != 0 || r.incoming != nil {
-				return fmt.Errorf("check: %s on %s still pinned (refs %d, protect %d)", h.h.Name, s.nodes[n].name, r.refs, r.protect)
-			}
-			if r.allocated && n != 0 {
-				used[n] += h.size
-			}
-		}
+	if err := s.mem.CheckEnd(); err != nil {
+		return err
 	}
-	for n := 1; n < len(s.nodes); n++ {
-		if err := s.nodes[n].checkLRU(); err != nil {
-			return err
-		}
-		node := s.nodes[n]
-		if used[n] != node.used {
-			return fmt.Errorf("check: node %s accounts %d bytes, its copies hold %d", node.name, node.used, used[n])
-		}
-		if dev := int64(len(node.sub.chunks))*subChunkBytes + node.direct; dev != node.devUsed {
-			return fmt.Errorf("check: node %s accounts %d device bytes, its chunks and buffers take %d", node.name, node.devUsed, dev)
-		}
-		if err := node.sub.check(); err != nil {
-			return fmt.Errorf("check: node %s: %v", node.name, err)
+	for i := 0; i < s.mem.NumHandles(); i++ {
+		h := s.mem.Handle(i)
+		for n := range s.nodes {
+			if (h.Loading()&(1<<uint(n)) != 0) != (s.incoming[i*len(s.nodes)+n] != nil) {
+				return fmt.Errorf("check: %s on %s: loading bit and incoming copy disagree", h.Spec().Name, s.nodes[n].Name)
+			}
 		}
 	}
 	var counted float64

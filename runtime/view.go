@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/memory"
 )
 
 // The Simulator is the View its scheduler sees.
@@ -35,11 +36,11 @@ func (s *Simulator) ExpectedTransferUS(t *TaskState, w *Worker) float64 {
 	total := 0.0
 	bit := uint64(1) << uint(w.Node)
 	for _, b := range t.bufs {
-		h := b.h
-		if b.mode&graph.R == 0 || h.size == 0 {
+		h := b.H
+		if b.Mode&graph.R == 0 || h.Size() == 0 {
 			continue
 		}
-		if (h.ready()|h.loading)&bit != 0 {
+		if (h.Ready()|h.Loading())&bit != 0 {
 			continue
 		}
 		total += s.predictFetchUS(h, w.Node)
@@ -49,10 +50,10 @@ func (s *Simulator) ExpectedTransferUS(t *TaskState, w *Worker) float64 {
 
 // predictFetchUS: the cheapest valid source over a direct route, else the
 // path through RAM.
-func (s *Simulator) predictFetchUS(h *handleState, dst int) float64 {
+func (s *Simulator) predictFetchUS(h *memory.Handle, dst int) float64 {
 	best := math.Inf(1)
-	size := h.size
-	for set := h.ready() &^ (1 << uint(dst)); set != 0; set &= set - 1 {
+	size := h.Size()
+	for set := h.Ready() &^ (1 << uint(dst)); set != 0; set &= set - 1 {
 		n := bits.TrailingZeros64(set)
 		if s.route(n, dst) != nil {
 			best = min(best, s.predictUS(n, dst, size))
@@ -75,45 +76,18 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 	t.prefetched = true
 	t.prefetchNode = int32(w.Node)
 	for _, b := range t.bufs {
-		h := b.h
-		r := &h.reps[w.Node]
-		r.protect++ // (evictable reads it: the list move may wait)
-		if b.mode&graph.R != 0 {
-			s.fetch(h, w.Node, levelTaskPrefetch, int(t.prio), waiter{})
+		h := b.H
+		s.mem.Protect(h, w.Node) // (evictable reads it: the list move may wait)
+		if b.Mode&graph.R != 0 {
+			s.fetch(h, w.Node, memory.TaskPrefetch, int(t.prio), waiter{})
 		}
-		s.nodes[w.Node].relist(r) // a hit moved it already
+		s.mem.Relist(h, w.Node) // a hit moved it already
 	}
 }
 
 // NonReadyBytes sizes t's inputs that are not ready on w's node.
 func (s *Simulator) NonReadyBytes(t *TaskState, w *Worker) (nonReady, nonLoading, nonAllocated int64) {
-	return nonReadyBytes(t.bufs, w.Node)
-}
-
-// nonReadyBytes is NonReadyBytes of the buffers bufs on node.
-func nonReadyBytes(bufs []taskBuf, node int) (nonReady, nonLoading, nonAllocated int64) {
-	bit := uint64(1) << uint(node)
-	for _, b := range bufs {
-		r, l, a := b.h.nonReady(b.mode&graph.R != 0, bit)
-		nonReady, nonLoading, nonAllocated = nonReady+r, nonLoading+l, nonAllocated+a
-	}
-	return
-}
-
-// nonReady is what h adds to a task's NonReadyBytes on the node of bit:
-// its size if read and not valid there (and if not being loaded there
-// either), and if not allocated there.
-func (h *handleState) nonReady(read bool, bit uint64) (nonReady, nonLoading, nonAllocated int64) {
-	if read && h.ready()&bit == 0 {
-		nonReady = h.size
-		if h.loading&bit == 0 {
-			nonLoading = h.size
-		}
-	}
-	if h.allocated&bit == 0 {
-		nonAllocated = h.size
-	}
-	return
+	return memory.NonReadyBytes(t.bufs, w.Node)
 }
 
 // Rand is the run's seeded generator.
