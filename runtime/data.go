@@ -2,12 +2,9 @@ package runtime
 
 import (
 	"fmt"
-	"math"
-	"math/bits"
 	"sort"
 
 	"github.com/starsim/starsim/emulator"
-	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/memory"
 )
 
@@ -201,25 +198,9 @@ func (s *Simulator) newRequest(h *memory.Handle, src, dst int, lvl memory.Level,
 }
 
 // bestSource picks the valid copy with the smallest predicted transfer time
-// over a direct route; RAM otherwise (StarPU's _starpu_select_src_node).
+// over a direct route; RAM otherwise (cost.Model.BestSource).
 func (s *Simulator) bestSource(h *memory.Handle, dst int) (int, bool) {
-	best, bestT := -1, math.Inf(1)
-	for set := h.Ready() &^ (1 << uint(dst)); set != 0; set &= set - 1 {
-		n := bits.TrailingZeros64(set)
-		if s.route(n, dst) == nil {
-			continue
-		}
-		if t := s.predictUS(n, dst, h.Size()); t < bestT {
-			best, bestT = n, t
-		}
-	}
-	if best >= 0 {
-		return best, true
-	}
-	if set := h.Ready(); set != 0 {
-		return bits.TrailingZeros64(set), true
-	}
-	return 0, false
+	return s.cost.BestSource(h.Ready(), dst, h.Size())
 }
 
 // allocate reserves room for h on n (no transfer: W-only access).
@@ -514,8 +495,7 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	d.issued++
 	req.started = true
 	bytes := float64(req.h.Size())
-	route := s.route(req.src, req.dst)
-	payload := s.pitchedPayload(req, route, bytes)
+	payload := s.cost.Payload(req.src, req.dst, req.h.Spec(), bytes)
 	s.xferID++
 	req.xferID, req.payload = s.xferID, payload
 	if s.chk != nil {
@@ -729,70 +709,6 @@ func (s *Simulator) applyWontUse(h *memory.Handle) {
 	}
 }
 
-// pitchedPayload returns the bytes to send on route so that, alone, the copy
-// takes the time the direction's pitch model gives: the model's time minus
-// the route latency, times the route's narrowest bandwidth. The copy still
-// shares links fluidly with concurrent ones. Without a model: the bytes.
-func (s *Simulator) pitchedPayload(req *request, route *emulator.Route, bytes float64) float64 {
-	models := s.pitch[[2]int{req.src, req.dst}]
-	if len(models) == 0 || req.h.Spec().PitchBytes == 0 {
-		return bytes
-	}
-	t, ok := evalPitch(models, bytes, float64(req.h.Spec().PitchBytes))
-	if !ok {
-		return bytes
-	}
-	p := (t - route.LatencyS()) * s.minBw[route]
-	if !(p > 0) {
-		return 0
-	}
-	return p
-}
-
-// evalPitch evaluates the model of the pitch range containing pitch, else of
-// the nearest range.
-func evalPitch(models []machine.PitchModel, bytes, pitch float64) (float64, bool) {
-	best, bestD := -1, math.Inf(1)
-	for i, m := range models {
-		d := 0.0
-		if pitch < m.PitchLoBytes {
-			d = m.PitchLoBytes - pitch
-		} else if pitch > m.PitchHiBytes {
-			d = pitch - m.PitchHiBytes
-		}
-		if d < bestD {
-			best, bestD = i, d
-		}
-	}
-	if best < 0 {
-		return 0, false
-	}
-	for _, seg := range models[best].Segments {
-		if bytes >= seg.LoBytes && bytes < seg.HiBytes {
-			return seg.InterceptS + seg.SlopeSPerByte*bytes, true
-		}
-	}
-	return 0, false
-}
-
-// predictUS is the scheduler's expected time of copying size bytes from src
-// to dst (starpu_transfer_predict): latency + size/bandwidth, the second
-// term multiplied by 2 x the bus's GPU count (busGPUs) when the parity
-// option is on.
-func (s *Simulator) predictUS(src, dst int, size int64) float64 {
-	p := s.predict[src][dst]
-	if !(p.BandwidthBps > 0) {
-		return 0
-	}
-	factor := 1.0
-	if s.opts.StarPUTransferFactor {
-		factor = 2 * float64(s.predictGPUs[src][dst])
-	}
-	return p.LatencyS*1e6 + float64(size)/p.BandwidthBps*1e6*factor
-}
-
-// setState changes h's state on node n, keeping the nodes' dirty counts: a
-// device copy is dirty while the home (RAM) copy is invalid.
 // tidy keeps some device copies clean, as StarPU's starpu_memchunk_tidy:
 // idle-level write-backs of the dirty copies memory.Tidy chooses.
 func (s *Simulator) tidy(n int) {

@@ -16,6 +16,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
 )
 
@@ -62,7 +63,7 @@ func TestEverySchedulerChecked(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	cal := calibrate.Default()
 	o := opts("dmdas")
-	o.Durations = runtime.DurNormal
+	o.Durations = cost.Normal
 	o.Seed = 7
 	enc := func(r *runtime.Result) string { b, _ := json.Marshal(r); return string(b) }
 	a := enc(run(t, cal, "cholesky", 960*8, o))

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/memory"
@@ -125,21 +126,17 @@ type Simulator struct {
 	// submitted). Kept apart from the tasks, densely, because a kernel's
 	// end decrements it for each successor, scattered over the graph.
 	npending []int32
-	bufs     []memory.Buf           // every task's buffers (TaskState.bufs, bufSlots)
-	deps     graph.Deps             // every task's dg
-	lastEndS float64                // the latest kernel end: the makespan once all ran
-	routes   [][]*emulator.Route    // [src][dst]; nil: no direct route
-	predict  [][]machine.Prediction // [src][dst]; zero: none
-	// predictGPUs[src][dst] is StarPU's GPU count of the bus (busGPUs).
-	predictGPUs [][]int
+	bufs     []memory.Buf        // every task's buffers (TaskState.bufs, bufSlots)
+	deps     graph.Deps          // every task's dg
+	lastEndS float64             // the latest kernel end: the makespan once all ran
+	routes   [][]*emulator.Route // [src][dst]; nil: no direct route
+	cost     *cost.Model
 	// pushFreeS is when the submitting (application) thread is free: it
 	// pays each submit cost and the push of each task it releases (s).
 	pushFreeS float64
 	// allocFreeS is when the device allocation lock is free (simulated s).
 	allocFreeS float64
 	dirs       [][]*direction
-	minBw      map[*emulator.Route]float64
-	pitch      map[[2]int][]machine.PitchModel
 
 	ndone       int
 	obs         Observer
@@ -182,15 +179,15 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		opts.Sched = "dmda"
 	}
 	if opts.Durations == "" {
-		opts.Durations = DurMean
+		opts.Durations = cost.Mean
 	}
 	entry, ok := lookupScheduler(opts.Sched)
 	if !ok {
 		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(SchedulerNames(), ", "))
 	}
 	s := &Simulator{m: m, opts: opts, g: g, eng: emulator.NewEngine(), rng: rand.New(rand.NewPCG(opts.Seed, 0x5eed5eed)),
-		nodeIdx: map[string]int{}, minBw: map[*emulator.Route]float64{}, pitch: map[[2]int][]machine.PitchModel{},
-		uncal: map[[2]string]bool{}, kcache: map[machine.KernelKey]*machine.KernelStats{}}
+		nodeIdx: map[string]int{},
+		uncal:   map[[2]string]bool{}, kcache: map[machine.KernelKey]*machine.KernelStats{}}
 	s.net = emulator.NewNetwork(s.eng, emulator.NetworkOptions{Check: opts.Check})
 	if opts.GPUMemLimitBytes < 0 {
 		return nil, fmt.Errorf("GPU memory limit %d bytes is negative (0: StarPU's default)", opts.GPUMemLimitBytes)
@@ -355,15 +352,13 @@ func (s *Simulator) buildNetwork() error {
 	}
 	s.routes = make([][]*emulator.Route, len(s.nodes))
 	s.dirs = make([][]*direction, len(s.nodes))
-	s.predict = make([][]machine.Prediction, len(s.nodes))
+	names := make([]string, len(s.nodes))
 	for i, a := range s.nodes {
 		s.routes[i] = make([]*emulator.Route, len(s.nodes))
 		s.dirs[i] = make([]*direction, len(s.nodes))
-		s.predict[i] = make([]machine.Prediction, len(s.nodes))
-		for j, b := range s.nodes {
-			s.predict[i][j] = s.m.Predict[machine.Dir{Src: a.Name, Dst: b.Name}]
-		}
+		names[i] = a.Name
 	}
+	s.cost = cost.New(s.m, names, s.ngpus, s.opts.StarPUTransferFactor)
 	for i, a := range s.nodes {
 		for j, b := range s.nodes {
 			if i == j {
@@ -377,28 +372,17 @@ func (s *Simulator) buildNetwork() error {
 				return fmt.Errorf("machine has no route %s->%s", a.Name, b.Name)
 			}
 			var links []emulator.LinkID
-			minBw := math.Inf(1)
 			for _, n := range names {
 				links = append(links, ids[n])
-				for _, l := range s.m.Links {
-					if l.ID == n {
-						minBw = min(minBw, l.BandwidthBps)
-					}
-				}
 			}
 			r, err := s.net.NewRoute(links)
 			if err != nil {
 				return err
 			}
 			s.routes[i][j] = r
-			s.minBw[r] = minBw
-			if pm := s.m.Pitch[machine.Dir{Src: a.Name, Dst: b.Name}]; len(pm) > 0 {
-				s.pitch[[2]int{i, j}] = pm
-			}
 			s.dirs[i][j] = &direction{src: i, dst: j, handler: s.handlingNode(i, j)}
 		}
 	}
-	s.predictGPUs = s.busGPUs()
 	for i := range s.nodes {
 		for j := range s.nodes {
 			if d := s.dirs[i][j]; d != nil {
@@ -992,20 +976,7 @@ func (s *Simulator) startKernel(w *Worker) {
 }
 
 func (s *Simulator) durationS(t *TaskState, w *Worker) float64 {
-	k := s.kernelStats(t, w)
-	us := k.MeanUS
-	switch s.opts.Durations {
-	case DurNormal:
-		us = k.MeanUS + k.StddevUS*s.rng.NormFloat64()
-		if us < 0 {
-			us = 0
-		}
-	case DurHistogram:
-		if len(k.Counts) > 0 {
-			us = sampleHistogram(k.EdgesUS, k.Counts, s.rng.Float64())
-		}
-	}
-	return us * 1e-6
+	return cost.SampleUS(s.kernelStats(t, w), s.opts.Durations, s.rng) * 1e-6
 }
 
 // updateState reports w's state to the observer when it changed: executing
@@ -1033,27 +1004,6 @@ func (s *Simulator) accountWait(w *Worker) {
 		w.waitS += now - w.stateAt
 	}
 	w.stateAt = now
-}
-
-// sampleHistogram inverts the histogram's CDF at u, uniformly within a bin.
-func sampleHistogram(edges []float64, counts []uint64, u float64) float64 {
-	var total uint64
-	for _, c := range counts {
-		total += c
-	}
-	target := u * float64(total)
-	acc := 0.0
-	for i, c := range counts {
-		if c == 0 {
-			continue
-		}
-		if acc+float64(c) > target || i == len(counts)-1 {
-			f := (target - acc) / float64(c)
-			return edges[i] + f*(edges[i+1]-edges[i])
-		}
-		acc += float64(c)
-	}
-	return edges[len(edges)-1]
 }
 
 func (s *Simulator) endKernel(w *Worker, t *TaskState) {

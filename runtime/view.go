@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"math"
-	"math/bits"
 	"math/rand/v2"
 
 	"github.com/starsim/starsim/runtime/graph"
@@ -43,28 +41,9 @@ func (s *Simulator) ExpectedTransferUS(t *TaskState, w *Worker) float64 {
 		if (h.Ready()|h.Loading())&bit != 0 {
 			continue
 		}
-		total += s.predictFetchUS(h, w.Node)
+		total += s.cost.FetchUS(h.Ready(), w.Node, h.Size())
 	}
 	return total
-}
-
-// predictFetchUS: the cheapest valid source over a direct route, else the
-// path through RAM.
-func (s *Simulator) predictFetchUS(h *memory.Handle, dst int) float64 {
-	best := math.Inf(1)
-	size := h.Size()
-	for set := h.Ready() &^ (1 << uint(dst)); set != 0; set &= set - 1 {
-		n := bits.TrailingZeros64(set)
-		if s.route(n, dst) != nil {
-			best = min(best, s.predictUS(n, dst, size))
-		} else {
-			best = min(best, s.predictUS(n, 0, size)+s.predictUS(0, dst, size))
-		}
-	}
-	if math.IsInf(best, 1) {
-		return 0
-	}
-	return best
 }
 
 // Prefetch issues task-prefetch requests of t's read inputs on w's node; the

@@ -18,6 +18,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
 )
 
@@ -138,7 +139,7 @@ func writeStarsimRun(t *testing.T, dir string, seed uint64) *runtime.Result {
 	require.NoError(t, rw.WriteData(g.Handles))
 	ch := NewChrome(&chrome, Header{Tool: "test", Seed: seed})
 	opts := runtime.DefaultOptions()
-	opts.Sched, opts.Seed, opts.Durations = "dmdas", seed, runtime.DurNormal
+	opts.Sched, opts.Seed, opts.Durations = "dmdas", seed, cost.Normal
 	opts.Observer = Multi(rw, ch)
 	sim, err := runtime.New(calibrate.Default().RuntimeMachine(), g, opts)
 	require.NoError(t, err)

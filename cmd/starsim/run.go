@@ -21,6 +21,7 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/traces"
 )
@@ -362,7 +363,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUTransferFactor = !f.noTransferFactor
 	opts.StarPUHiddenHoles = !f.noHiddenHoles
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
-	opts.Durations = runtime.Durations(f.durations)
+	opts.Durations = cost.Durations(f.durations)
 	if f.explainTask >= len(g.Tasks) {
 		return nil, &usageError{fmt.Sprintf("--explain-task %d: the graph has %d tasks (ids 0 to %d)", f.explainTask, len(g.Tasks), len(g.Tasks)-1)}
 	}

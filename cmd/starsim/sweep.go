@@ -16,6 +16,7 @@ import (
 	"github.com/starsim/starsim/internal/atomicfile"
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
 )
 
 const sweepDoc = `
@@ -127,8 +128,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	o := runtime.DefaultOptions()
 	o.NCPU, o.NCUDA, o.Seed, o.Check, o.SampleIntervalS = *ncpu, *ncuda, *seed, *check, *sample
-	switch d := runtime.Durations(*durations); d {
-	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
+	switch d := cost.Durations(*durations); d {
+	case cost.Mean, cost.Normal, cost.Histogram:
 		o.Durations = d
 	default:
 		return flagError("durations", *durations, "want mean, normal or histogram")

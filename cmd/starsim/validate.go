@@ -19,6 +19,7 @@ import (
 	"github.com/starsim/starsim/internal/bytesize"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
 )
 
 // Budgets of one command (documented in the README).
@@ -141,8 +142,8 @@ func (f *runFlags) validateCommon(cmd string) error {
 	if !slices.Contains(runtime.SchedulerNames(), f.sched) {
 		return sourceError(f.source("sched"), f.sched, "unknown scheduler (known: %s)", strings.Join(runtime.SchedulerNames(), ", "))
 	}
-	switch runtime.Durations(f.durations) {
-	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
+	switch cost.Durations(f.durations) {
+	case cost.Mean, cost.Normal, cost.Histogram:
 	default:
 		return flagError("durations", f.durations, "want mean, normal or histogram")
 	}
