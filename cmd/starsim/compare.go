@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/starsim/starsim/traces"
 )
 
@@ -24,19 +27,21 @@ StarPU's paje.trace as starpu_fxt_tool writes it, or starsim's (run
 --trace-paje; exact transfers). The format is told by the content. Times
 are ms; the makespan runs from the first task start to the last task end.`
 
-func runCompare(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("compare", "A B", compareDoc, stderr)
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	plotPath := fs.String("plot", "", "draw both traces (A on top, B below): Gantt of the workers, ready tasks, GPU memory, bytes in flight, as each trace records them, to FILE (.png or .svg)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
+// compareCmd is `starsim compare`.
+func compareCmd() *cobra.Command {
+	return leaf("compare A B", "compare two traces (native vs simulated): makespan, kernels, workers, transfers, distributions", compareDoc, func(fs *pflag.FlagSet) runner {
+		asJSON := fs.Bool("json", false, "print the report as JSON")
+		plotPath := fs.String("plot", "", "draw both traces (A on top, B below): Gantt of the workers, ready tasks, GPU memory, bytes in flight, as each trace records them, to `FILE` (.png or .svg)")
+		return func(pos []string, stdout, _ io.Writer) error { return compare(pos, *asJSON, *plotPath, stdout) }
+	})
+}
+
+func compare(pos []string, asJSON bool, plotPath string, stdout io.Writer) error {
 	if len(pos) != 2 {
 		return &usageError{fmt.Sprintf("want two traces A B, got %d argument(s)", len(pos))}
 	}
-	if *plotPath != "" {
-		if err := checkOutput("plot", *plotPath, ".png", ".svg"); err != nil {
+	if plotPath != "" {
+		if err := checkOutput("plot", plotPath, ".png", ".svg"); err != nil {
 			return err
 		}
 	}
@@ -49,13 +54,13 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := traces.Compare(a, b)
-	if *plotPath != "" {
-		if err := traces.SaveGantt(a, b, *plotPath); err != nil {
+	if plotPath != "" {
+		if err := traces.SaveGantt(a, b, plotPath); err != nil {
 			return err
 		}
 	}
 	var buf bytes.Buffer
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)

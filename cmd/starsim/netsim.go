@@ -7,6 +7,9 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/starsim/starsim/emulator"
 	"github.com/starsim/starsim/platforms/netsim"
 )
@@ -29,20 +32,23 @@ Scenario: {"links":[{"id","bandwidth","latency","sharing_policy"?}],
 "routes":[{"src","dst","links":[ids]}],"flows":[{"id","src","dst","bytes","start"}]}
 or "platform_file": PATH instead of links/routes. Units: bytes, seconds, B/s.`
 
-func runNetsim(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("netsim", "SCENARIO.json", netsimDoc, stderr)
-	demo := fs.Bool("demo", false, "run the built-in 4-GPU PCI demo scenario instead of a file")
-	table := fs.Bool("table", false, "print a table instead of JSON")
-	plain := fs.Bool("plain-maxmin", false, "share bandwidth by unweighted max-min (comparison only; not SimGrid's model)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
+// netsimCmd is `starsim netsim`.
+func netsimCmd() *cobra.Command {
+	return leaf("netsim SCENARIO.json", "simulate flows on a fluid network", netsimDoc, func(fs *pflag.FlagSet) runner {
+		demo := fs.Bool("demo", false, "run the built-in 4-GPU PCI demo scenario instead of a file")
+		table := fs.Bool("table", false, "print a table instead of JSON")
+		plain := fs.Bool("plain-maxmin", false, "share bandwidth by unweighted max-min (comparison only; not SimGrid's model)")
+		return func(pos []string, stdout, _ io.Writer) error { return netsimRun(pos, *demo, *table, *plain, stdout) }
+	})
+}
+
+func netsimRun(pos []string, demo, table, plain bool, stdout io.Writer) error {
+	var err error
 	var sc *netsim.Scenario
 	switch {
-	case *demo && len(pos) == 0:
+	case demo && len(pos) == 0:
 		sc, err = netsim.Parse(demoScenario, "demo-scenario.json")
-	case !*demo && len(pos) == 1:
+	case !demo && len(pos) == 1:
 		sc, err = netsim.ReadFile(pos[0])
 	default:
 		return &usageError{"want exactly one SCENARIO.json, or --demo"}
@@ -50,11 +56,11 @@ func runNetsim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := netsim.Run(sc, netsim.Options{Network: emulator.NetworkOptions{PlainMaxMin: *plain}})
+	res, err := netsim.Run(sc, netsim.Options{Network: emulator.NetworkOptions{PlainMaxMin: plain}})
 	if err != nil {
 		return err
 	}
-	if *table {
+	if table {
 		return printFlows(stdout, sc, res)
 	}
 	enc := json.NewEncoder(stdout)

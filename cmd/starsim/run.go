@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/models"
@@ -76,31 +78,35 @@ type runFlags struct {
 	panel    *traces.PanelRecorder
 }
 
-func runRun(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "", runDoc, stderr)
-	f := runFlags{}
-	f.register(fs, "run", args)
-	fs.StringVar(&f.app, "app", "cholesky", "application: cholesky or lu")
-	fs.IntVar(&f.n, "n", 9600, "matrix order N")
-	fs.IntVar(&f.block, "block", 960, "tile size (N must be a multiple)")
-	fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
-	fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
-	pos, err := f.parse(fs, args, stderr)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
-	}
-	if err := f.validateRun(); err != nil {
-		return err
-	}
-	out := &outputSet{}
-	if err := f.startProfile(out); err != nil {
-		return err
-	}
-	res, err := f.run(stderr, out)
-	return f.finish(stdout, res, err, out)
+// runCmd is `starsim run`; cmdline is the whole command line, for the
+// traces' headers.
+func runCmd(cmdline string) *cobra.Command {
+	return leaf("run", "predict an application's performance (Cholesky, LU) on a calibrated machine", runDoc, func(fs *pflag.FlagSet) runner {
+		f := &runFlags{}
+		f.register(fs, "run", cmdline)
+		fs.StringVar(&f.app, "app", "cholesky", "application `APP`: "+strings.Join(models.Apps, " or "))
+		fs.IntVar(&f.n, "n", 9600, "matrix order `N`")
+		fs.IntVar(&f.block, "block", 960, "tile size `B` (N must be a multiple)")
+		fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
+		fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
+		return func(pos []string, stdout, stderr io.Writer) error {
+			if err := f.parse(fs, stderr); err != nil {
+				return err
+			}
+			if len(pos) != 0 {
+				return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
+			}
+			if err := f.validateRun(); err != nil {
+				return err
+			}
+			out := &outputSet{}
+			if err := f.startProfile(out); err != nil {
+				return err
+			}
+			res, err := f.run(stderr, out)
+			return f.finish(stdout, res, err, out)
+		}
+	})
 }
 
 // finish ends a run or replay: it commits the outputs when the run
@@ -144,54 +150,49 @@ func (f *runFlags) startProfile(out *outputSet) error {
 
 // register declares the flags run and replay share: machine, workers,
 // scheduler, durations, outputs, decision log and traces.
-func (f *runFlags) register(fs *flag.FlagSet, cmd string, args []string) {
+func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	f.mf.register(fs, false, cmd == "run")
-	fs.StringVar(&f.sched, "sched", "", "scheduler: "+strings.Join(runtime.SchedulerNames(), ", ")+" (default dmda)")
-	fs.IntVar(&f.ncpu, "ncpu", -1, "CPU workers (default: cores - GPUs)")
-	fs.IntVar(&f.ncuda, "ncuda", -1, "GPU workers (default: all GPUs)")
-	fs.StringVar(&f.durations, "durations", "mean", "kernel durations: mean, normal or histogram (seeded)")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice")
+	fs.StringVar(&f.sched, "sched", "", "scheduler `S`: "+strings.Join(runtime.SchedulerNames(), ", ")+" (default dmda)")
+	fs.IntVar(&f.ncpu, "ncpu", -1, "`N` CPU workers; -1: StarPU's default, the cores less one per GPU")
+	fs.IntVar(&f.ncuda, "ncuda", -1, "`N` GPU workers; -1: StarPU's default, all GPUs")
+	fs.StringVar(&f.durations, "durations", "mean", "kernel durations `D`: mean, normal or histogram (seeded)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed `S` of every random choice")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fs.BoolVar(&f.check, "check", false, "verify the run's invariants: dependencies, one kernel at a time per worker, each task run once, memory within capacity, every read and the final data of the last written version, busy time within the makespan")
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
 	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
-	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to FILE, - for stderr")
-	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only this task's decisions (task id = submission index)")
-	fs.Float64Var(&f.sampleS, "sample-interval", 0, "record each worker's busy fraction per interval of this many seconds (--json: utilization)")
-	fs.StringVar(&f.tracePaje, "trace-paje", "", "write a Paje trace (StarPU's vocabulary; ViTE, pajeng, StarVZ) to FILE")
-	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace (JSON) to FILE")
-	fs.StringVar(&f.traceRec, "trace-rec", "", "write StarPU's tasks.rec and data.rec into DIR")
-	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to FILE (go tool pprof)")
-	fs.StringVar(&f.plot, "plot", "", "draw a panel of the run (Gantt of the workers, ready tasks, GPU memory, bytes in flight) to FILE (.png or .svg)")
-	f.command = "starsim " + cmd + " " + strings.Join(args, " ")
+	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to `FILE`, - for stderr")
+	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only the decisions of task `ID` (its submission index; -1: all)")
+	fs.Float64Var(&f.sampleS, "sample-interval", 0, "record each worker's busy fraction per interval of `S` seconds (--json: utilization; 0: none)")
+	fs.StringVar(&f.tracePaje, "trace-paje", "", "write a Paje trace (StarPU's vocabulary; ViTE, pajeng, StarVZ) to `FILE`")
+	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace (JSON) to `FILE`")
+	fs.StringVar(&f.traceRec, "trace-rec", "", "write StarPU's tasks.rec and data.rec into `DIR`")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to `FILE` (go tool pprof)")
+	fs.StringVar(&f.plot, "plot", "", "draw a panel of the run (Gantt of the workers, ready tasks, GPU memory, bytes in flight) to `FILE` (.png or .svg)")
+	f.command = cmdline
 }
 
-// parse parses args and applies StarPU's environment to the flags not
-// given (STARPU_SCHED, STARPU_NCPU, STARPU_NCUDA; the machine's variables
-// are read when the machine is resolved). --plot's extension is checked at
+// parse applies StarPU's environment to the flags fs did not get
+// (STARPU_SCHED, STARPU_NCPU, STARPU_NCUDA; the machine's variables are
+// read when the machine is resolved). --plot's extension is checked at
 // once; the other values by validateCommon.
-func (f *runFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return nil, err
-	}
+func (f *runFlags) parse(fs *pflag.FlagSet, stderr io.Writer) error {
 	if f.plot != "" {
 		if err := checkExt("plot", f.plot, ".png", ".svg"); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	f.set = flagsSet(fs)
 	used, err := applyStarPUEnv(f.set, &f.sched, &f.ncpu, &f.ncuda, stderr)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	f.setup = &machineSetup{env: used}
 	if f.sched == "" {
 		f.sched = "dmda"
 	}
-	return pos, nil
+	return nil
 }
 
 // machine resolves the machine flags (cmd: "run" or "replay") into the
