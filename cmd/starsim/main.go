@@ -31,7 +31,22 @@ var errUsageShown = errors.New("usage shown")
 func main() {
 	args := os.Args[1:]
 	handleSignals(commandName(args))
-	os.Exit(run(args, os.Stdout, os.Stderr))
+	code := run(args, os.Stdout, os.Stderr)
+	waitIfInterrupted()
+	os.Exit(code)
+}
+
+// interrupted is set once a signal is being handled: the handler removes
+// the outputs and exits, and the command, whose writes may then fail,
+// must neither report that nor exit first.
+var interrupted atomic.Bool
+
+// waitIfInterrupted blocks for good while a signal is handled (the handler
+// exits the process).
+func waitIfInterrupted() {
+	if interrupted.Load() {
+		select {}
+	}
 }
 
 // handleSignals makes SIGINT and SIGTERM remove every output not yet
@@ -42,6 +57,7 @@ func handleSignals(cmd string) {
 	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		sig := <-c
+		interrupted.Store(true)
 		lost := atomicfile.RemovePending()
 		msg := fmt.Sprintf("%s: interrupted by %s", prefix(cmd), signalName(sig))
 		if note := interruptNote.Load(); note != nil {
@@ -108,6 +124,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	name := ""
 	if c != nil && c.HasParent() {
 		name = strings.TrimPrefix(c.CommandPath(), "starsim ")
+	}
+	if err != nil {
+		waitIfInterrupted()
 	}
 	var ue *usageError
 	switch {
