@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -162,7 +165,71 @@ func (o *showOptions) show(pos []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(f.Summarize())
 	}
-	return f.WriteText(stdout)
+	return writeCalibrationText(stdout, f)
+}
+
+// writeCalibrationText prints a calibration for people: machine, kernels
+// (as starpu_perfmodel_display), transfer predictions, links, costs and
+// the model files the import skipped.
+func writeCalibrationText(w io.Writer, f *calibrate.File) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "calibration %s: %d CPU cores, %d devices\n", f.Name, f.Machine.CPUCores, len(f.Machine.Devices))
+	if f.Description != "" {
+		fmt.Fprintf(&b, "%s\n", f.Description)
+	}
+	devices := newTable("DEVICE", "KIND", "ARCH", "MODEL", "MEMORY (MiB)", "DRIVER CORE", "PEER")
+	for _, d := range f.Machine.Devices {
+		devices.row(d.Name, d.Kind, d.Arch, d.Model, strconv.FormatInt(d.MemoryBytes>>20, 10), strconv.Itoa(d.DriverCore), fmt.Sprint(d.PeerAccess))
+	}
+	kernels := newTable("MODEL", "ARCH", "IMPL", "FOOTPRINT", "SIZE (B)", "FLOPS", "N", "MEAN (us)", "STDDEV (us)", "HIST BINS")
+	for _, r := range f.Rows() {
+		flops := "nan"
+		if !math.IsNaN(float64(r.Flops)) {
+			flops = fmt.Sprintf("%g", float64(r.Flops))
+		}
+		kernels.row(r.Model, r.Arch, strconv.Itoa(r.Impl), r.Footprint, strconv.FormatUint(r.Size, 10), flops, strconv.FormatUint(r.N, 10),
+			fmt.Sprintf("%.6g", r.MeanUS), fmt.Sprintf("%.6g", r.StddevUS), strconv.Itoa(r.HistBins))
+	}
+	transfers := newTable("TRANSFER", "PRED LATENCY (us)", "PRED BANDWIDTH (MB/s)", "PITCH MODELS")
+	for _, t := range f.Transfers {
+		transfers.row(t.Src+" -> "+t.Dst, fmt.Sprintf("%.6g", t.PredictedLatencyS*1e6), fmt.Sprintf("%.6g", t.PredictedBandwidthBps/1e6), strconv.Itoa(len(t.PitchModels)))
+	}
+	links := newTable("LINK", "BANDWIDTH (MB/s)", "LATENCY (us)", "SHARING")
+	for _, l := range f.Network.Links {
+		sh := l.Sharing
+		if sh == "" {
+			sh = "SHARED"
+		}
+		links.row(l.ID, fmt.Sprintf("%.6g", l.BandwidthBps/1e6), fmt.Sprintf("%.6g", l.LatencyS*1e6), sh)
+	}
+	c := f.Costs
+	costs := newTable("COST", "VALUE (us)")
+	for _, kv := range []struct {
+		k string
+		v float64
+	}{
+		{"device alloc", c.DeviceAllocS}, {"device free", c.DeviceFreeS}, {"pinned alloc per MiB", c.PinnedAllocSPerMiB},
+		{"transfer queue", c.TransferQueueS}, {"device task queue", c.DeviceTaskQueueS}, {"task submit", c.TaskSubmitS},
+		{"task push", c.TaskPushS}, {"fetch input per buffer", c.FetchInputPerBufS},
+	} {
+		costs.row(kv.k, fmt.Sprintf("%.6g", kv.v*1e6))
+	}
+	tables := []*table{devices, kernels, transfers, links, costs}
+	if len(f.Unreadable) > 0 {
+		u := newTable("UNREADABLE MODEL", "WHERE AND WHY (a run that needs it fails)")
+		for _, m := range f.Unreadable {
+			u.row(m.Model, oneLine(m.Err().Error()))
+		}
+		tables = append(tables, u)
+	}
+	for _, t := range tables {
+		b.WriteByte('\n')
+		if err := t.write(&b); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 func calibrateFitCmd() *cobra.Command {

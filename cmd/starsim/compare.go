@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -65,11 +66,90 @@ func compare(pos []string, asJSON bool, plotPath string, stdout io.Writer) error
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
 	} else {
-		err = rep.WriteText(&buf)
+		err = writeReport(&buf, rep)
 	}
 	if err != nil {
 		return err
 	}
 	_, err = stdout.Write(buf.Bytes())
 	return err
+}
+
+// writeReport prints a trace comparison as tables: the totals, kernels,
+// workers, transfers and duration distributions.
+func writeReport(w io.Writer, r *traces.Report) error {
+	fmt.Fprintf(w, "A: %s (%s, %d tasks, %d workers)\n", r.A.Name, r.A.Format, r.A.Tasks, r.A.Workers)
+	fmt.Fprintf(w, "B: %s (%s, %d tasks, %d workers)\n\n", r.B.Name, r.B.Format, r.B.Tasks, r.B.Workers)
+	totals := newTable("", "A", "B", "B-A %")
+	totals.row("makespan (ms)", fmt.Sprintf("%.3f", r.MakespanA), fmt.Sprintf("%.3f", r.MakespanB), fmt.Sprintf("%+.2f", r.MakespanErrPct))
+	totals.row("GFlop/s", orDash(r.GFlopsA, "%.1f"), orDash(r.GFlopsB, "%.1f"), fmt.Sprintf("%+.2f", r.GFlopsErrPct))
+	kernels := newTable("KERNEL", "TYPE", "COUNT A", "COUNT B", "TOTAL A ms", "TOTAL B ms", "MEAN A ms", "MEAN B ms", "MEAN B-A %")
+	for _, k := range r.Kernels {
+		kernels.row(k.Kernel, k.WorkerType, strconv.Itoa(k.CountA), strconv.Itoa(k.CountB), fmt.Sprintf("%.3f", k.TotalMsA), fmt.Sprintf("%.3f", k.TotalMsB),
+			fmt.Sprintf("%.3f", k.MeanMsA), fmt.Sprintf("%.3f", k.MeanMsB), fmt.Sprintf("%+.2f", k.MeanErrPct))
+	}
+	workers := newTable("WORKER", "NAME A", "NAME B", "TASKS A", "TASKS B", "BUSY A ms", "BUSY B ms", "BUSY A %", "BUSY B %", "IDLE A %", "IDLE B %")
+	for _, x := range r.Workers {
+		// A worker missing from a side (a tasks.rec names only the workers
+		// that ran a task) shows "-" there.
+		side := func(name string, v float64, format string) string {
+			if name == "" {
+				return "-"
+			}
+			return fmt.Sprintf(format, v)
+		}
+		workers.row(strconv.Itoa(x.ID), orNone(x.NameA), orNone(x.NameB), strconv.Itoa(x.TasksA), strconv.Itoa(x.TasksB),
+			side(x.NameA, x.BusyMsA, "%.3f"), side(x.NameB, x.BusyMsB, "%.3f"), side(x.NameA, x.BusyPctA, "%.1f"), side(x.NameB, x.BusyPctB, "%.1f"),
+			side(x.NameA, x.IdlePctA, "%.1f"), side(x.NameB, x.IdlePctB, "%.1f"))
+	}
+	for _, t := range []*table{totals, kernels, workers} {
+		if err := t.write(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	src := func(s string) string {
+		switch s {
+		case "":
+			return "unknown"
+		case "data.rec":
+			return "inferred from data.rec"
+		}
+		return s
+	}
+	fmt.Fprintf(w, "transfers: A %s, B %s\n", src(r.A.TransferSource), src(r.B.TransferSource))
+	if len(r.Transfers) == 0 {
+		fmt.Fprintf(w, "no copies\n")
+	} else {
+		transfers := newTable("TRANSFER", "COPIES A", "COPIES B", "MB A", "MB B")
+		for _, x := range r.Transfers {
+			transfers.row(x.Src+" -> "+x.Dst, strconv.Itoa(x.CountA), strconv.Itoa(x.CountB), fmt.Sprintf("%.1f", float64(x.BytesA)/1e6), fmt.Sprintf("%.1f", float64(x.BytesB)/1e6))
+		}
+		if err := transfers.write(w); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	dists := newTable("DURATIONS ms", "TYPE", "N A", "N B", "P10 A", "P10 B", "P50 A", "P50 B", "P90 A", "P90 B", "P99 A", "P99 B", "KS")
+	for _, d := range r.Distributions {
+		f := func(v float64) string { return fmt.Sprintf("%.3f", v) }
+		dists.row(d.Kernel, d.WorkerType, strconv.Itoa(d.NA), strconv.Itoa(d.NB), f(d.A.P10), f(d.B.P10), f(d.A.P50), f(d.B.P50), f(d.A.P90), f(d.B.P90), f(d.A.P99), f(d.B.P99), f(d.KS))
+	}
+	return dists.write(w)
+}
+
+// orDash formats v, or "-" when it is 0 (unknown).
+func orDash(v float64, format string) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+// orNone is s, or "-" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -47,6 +47,10 @@ func TestGoldenOutputs(t *testing.T) {
 		{"platform-show-json", []string{"platform", "show", "testdata/small.platform.xml", "--json"}},
 		{"netsim-demo-json", []string{"netsim", "--demo"}},
 		{"netsim-demo-table", []string{"netsim", "--demo", "--table"}},
+		{"run-table", []string{"run", "--calib", "default", "--n", "3840", "--sched", "dmdas"}},
+		{"sweep-table", []string{"sweep", "--calib", "default", "--n", "1920,3840", "--sched", "dmda,dmdas", "-j", "1"}},
+		{"sweep-table-priced", []string{"sweep", "--calib", "default", "--n", "1920", "--sched", "dmda", "--gpus", "1,2", "--price", "testdata/prices.json", "--currency", "EUR"}},
+		{"calibrate-show", []string{"calibrate", "show"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

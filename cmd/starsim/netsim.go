@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -69,16 +68,15 @@ func netsimRun(pos []string, demo, table, plain bool, stdout io.Writer) error {
 }
 
 func printFlows(w io.Writer, sc *netsim.Scenario, res *netsim.Result) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "FLOW\tSRC\tDST\tBYTES\tSTART (s)\tFINISH (s)\tDURATION (s)\tMEAN RATE (GB/s)\t\n")
+	t := newTable("FLOW", "SRC", "DST", "BYTES", "START (s)", "FINISH (s)", "DURATION (s)", "MEAN RATE (GB/s)")
 	for _, f := range res.Flows {
 		rate := 0.0
 		if f.DurationS > 0 {
 			rate = f.Bytes / f.DurationS / 1e9
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%.6f\t%.6f\t%.6f\t%.3f\t\n", f.ID, f.Src, f.Dst, f.Bytes, f.StartS, f.FinishS, f.DurationS, rate)
+		t.row(f.ID, f.Src, f.Dst, fmt.Sprintf("%.0f", f.Bytes), fmt.Sprintf("%.6f", f.StartS), fmt.Sprintf("%.6f", f.FinishS), fmt.Sprintf("%.6f", f.DurationS), fmt.Sprintf("%.3f", rate))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.write(w); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\n%d flows, makespan %.6f s (%s)\n", len(res.Flows), res.MakespanS, sc.File)

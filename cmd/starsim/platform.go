@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -99,25 +98,32 @@ func platformShow(pos []string, asJSON bool, stdout io.Writer) error {
 }
 
 func printPlatform(w io.Writer, file string, p *platforms.Platform, out *platformJSON) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s: %d hosts, %d links, %d routes\n\n", file, len(out.Hosts), len(out.Links), len(out.Routes))
-	fmt.Fprintf(tw, "HOST\tSPEED (flop/s)\tPROPERTIES\n")
+	fmt.Fprintf(w, "%s: %d hosts, %d links, %d routes\n\n", file, len(out.Hosts), len(out.Links), len(out.Routes))
+	hosts := newTable("HOST", "SPEED (flop/s)", "PROPERTIES")
 	for _, h := range p.Hosts {
 		var props []string
 		for _, pr := range h.Props {
 			props = append(props, pr.ID+"="+pr.Value)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.ID, num(h.SpeedFlops), strings.Join(props, " "))
+		hosts.row(h.ID, num(h.SpeedFlops), strings.Join(props, " "))
 	}
-	fmt.Fprintf(tw, "\nLINK\tBANDWIDTH (B/s)\tLATENCY (s)\tSHARING\n")
+	links := newTable("LINK", "BANDWIDTH (B/s)", "LATENCY (s)", "SHARING")
 	for _, l := range out.Links {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.ID, num(l.Bandwidth), num(l.Latency), l.SharingPolicy)
+		links.row(l.ID, num(l.Bandwidth), num(l.Latency), l.SharingPolicy)
 	}
-	fmt.Fprintf(tw, "\nROUTE\tLINKS\n")
+	routes := newTable("ROUTE", "LINKS")
 	for _, r := range out.Routes {
-		fmt.Fprintf(tw, "%s -> %s\t%s\n", r.Src, r.Dst, strings.Join(r.Links, ", "))
+		routes.row(r.Src+" -> "+r.Dst, strings.Join(r.Links, ", "))
 	}
-	return tw.Flush()
+	for i, t := range []*table{hosts, links, routes} {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := t.write(w); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // num prints a float exactly (shortest round-trip form).

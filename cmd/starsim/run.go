@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -494,7 +493,6 @@ func printResult(w io.Writer, r *runtime.Result) error {
 		fmt.Fprintf(w, ", energy %.1f J (%.2f GFlop/J)", r.EnergyJ, r.GFlops*r.MakespanS/r.EnergyJ)
 	}
 	fmt.Fprintf(w, "\n\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	kernels := map[string]bool{}
 	for _, wr := range r.Workers {
 		for k := range wr.ByKernel {
@@ -506,32 +504,42 @@ func printResult(w io.Writer, r *runtime.Result) error {
 		ks = append(ks, k)
 	}
 	sort.Strings(ks)
-	fmt.Fprintf(tw, "WORKER\tARCH\tTASKS\t%s\tBUSY %%\tWAIT DATA %%\tIDLE %%\n", strings.Join(ks, "\t"))
+	workers := newTable(append(append([]string{"WORKER", "ARCH", "TASKS"}, ks...), "BUSY %", "WAIT DATA %", "IDLE %")...)
 	for _, wr := range r.Workers {
-		var cols []string
+		cells := []string{wr.Name, wr.Arch, strconv.Itoa(wr.NTasks)}
 		for _, k := range ks {
-			cols = append(cols, strconv.Itoa(wr.ByKernel[k]))
+			cells = append(cells, strconv.Itoa(wr.ByKernel[k]))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f\t%.1f\t%.1f\n", wr.Name, wr.Arch, wr.NTasks, strings.Join(cols, "\t"), wr.BusyPct, wr.WaitPct, wr.IdlePct)
+		workers.row(append(cells, fmt.Sprintf("%.1f", wr.BusyPct), fmt.Sprintf("%.1f", wr.WaitPct), fmt.Sprintf("%.1f", wr.IdlePct))...)
 	}
-	fmt.Fprintf(tw, "\nTRANSFER\tCOPIES\tMB\n")
+	transfers := newTable("TRANSFER", "COPIES", "MB")
 	for _, d := range r.Transfers {
-		fmt.Fprintf(tw, "%s -> %s\t%d\t%.1f\n", d.Src, d.Dst, d.Transfers, d.Bytes/1e6)
+		transfers.row(d.Src+" -> "+d.Dst, strconv.Itoa(d.Transfers), fmt.Sprintf("%.1f", d.Bytes/1e6))
 	}
-	fmt.Fprintf(tw, "\nMEMORY\tCAPACITY (MiB)\tPEAK (MiB)\n")
+	memory := newTable("MEMORY", "CAPACITY (MiB)", "PEAK (MiB)")
 	for _, m := range r.Memory {
 		capS := "unlimited"
 		if m.CapacityBytes > 0 {
 			capS = strconv.FormatInt(m.CapacityBytes>>20, 10)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\n", m.Node, capS, m.PeakBytes>>20)
+		memory.row(m.Node, capS, strconv.FormatInt(m.PeakBytes>>20, 10))
 	}
-	fmt.Fprintf(tw, "\nallocations %d, evictions %d, write-backs %d\n", r.Allocations, r.Evictions, r.WriteBacks)
-	if len(r.Uncalibrated) > 0 {
-		fmt.Fprintf(tw, "\nUNCALIBRATED (not run there)\tARCH\n")
-		for _, u := range r.Uncalibrated {
-			fmt.Fprintf(tw, "%s\t%s\n", u.Model, u.Arch)
+	for i, t := range []*table{workers, transfers, memory} {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := t.write(w); err != nil {
+			return err
 		}
 	}
-	return tw.Flush()
+	fmt.Fprintf(w, "\nallocations %d, evictions %d, write-backs %d\n", r.Allocations, r.Evictions, r.WriteBacks)
+	if len(r.Uncalibrated) > 0 {
+		fmt.Fprintln(w)
+		u := newTable("UNCALIBRATED (not run there)", "ARCH")
+		for _, x := range r.Uncalibrated {
+			u.row(x.Model, x.Arch)
+		}
+		return u.write(w)
+	}
+	return nil
 }

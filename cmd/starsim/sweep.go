@@ -7,9 +7,9 @@ import (
 	"os"
 	goruntime "runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
-	"text/tabwriter"
 	"unicode"
 
 	"github.com/spf13/cobra"
@@ -377,21 +377,21 @@ func applyPrices(ms []sweep.Machine, prices map[string]float64, path string, ncu
 }
 
 func printRows(w io.Writer, rows []sweep.Row, currency string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	priced := len(rows) > 0 && rows[0].PriceUnits > 0
-	fmt.Fprintf(tw, "MACHINE\tAPP\tSCHED\tN\tBLOCK\tGFLOP/S\tMAKESPAN (s)\tSLR\tEFFICIENCY\tBUSY %%\tENERGY (J)")
+	header := []string{"MACHINE", "APP", "SCHED", "N", "BLOCK", "GFLOP/S", "MAKESPAN (s)", "SLR", "EFFICIENCY", "BUSY %", "ENERGY (J)"}
 	if priced {
-		fmt.Fprintf(tw, "\tGFLOP/S PER 1000 %s", strings.ToUpper(currency))
+		header = append(header, "GFLOP/S PER 1000 "+strings.ToUpper(currency))
 	}
-	fmt.Fprintln(tw)
+	t := newTable(header...)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.1f\t%.3f\t%.2f\t%.2f\t%.1f\t%.1f", r.Machine, r.App, r.Sched, r.N, r.Block, r.GFlops, r.MakespanS, r.SLR, r.Eff, r.BusyPct, r.EnergyJ)
+		cells := []string{r.Machine, r.App, r.Sched, strconv.Itoa(r.N), strconv.Itoa(r.Block), fmt.Sprintf("%.1f", r.GFlops), fmt.Sprintf("%.3f", r.MakespanS),
+			fmt.Sprintf("%.2f", r.SLR), fmt.Sprintf("%.2f", r.Eff), fmt.Sprintf("%.1f", r.BusyPct), fmt.Sprintf("%.1f", r.EnergyJ)}
 		if priced {
-			fmt.Fprintf(tw, "\t%.2f", 1000*r.GFlopsPerPrice())
+			cells = append(cells, fmt.Sprintf("%.2f", 1000*r.GFlopsPerPrice()))
 		}
-		fmt.Fprintln(tw)
+		t.row(cells...)
 	}
-	return tw.Flush()
+	return t.write(w)
 }
 
 // sweepMergeCmd is `starsim sweep merge`.
