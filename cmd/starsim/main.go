@@ -62,6 +62,9 @@ func handleSignals(cmd string) {
 		msg := fmt.Sprintf("%s: interrupted by %s", prefix(cmd), signalName(sig))
 		if note := interruptNote.Load(); note != nil {
 			msg += "; " + (*note)()
+			if isTerminal(os.Stderr) {
+				msg = "\n" + msg // below the sweep's progress bar
+			}
 		}
 		if len(lost) > 0 {
 			msg += "; not written: " + strings.Join(lost, ", ")

@@ -10,10 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/starsim/starsim/internal/atomicfile"
 	"github.com/starsim/starsim/internal/sweep"
@@ -241,23 +244,13 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	note := func() string { return fmt.Sprintf("%d of %d jobs had finished", done.Load(), len(jobs)) }
 	interruptNote.Store(&note)
 	defer interruptNote.Store(nil)
-	tty := false
-	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		tty = true
-	}
-	progress := func(d, total int) {
+	bar := newProgress(stderr, isTerminal(stderr), len(jobs))
+	progress := func(d, _ int) {
 		done.Store(int64(d))
-		if !tty {
-			return
-		}
-		const width = 30
-		k := d * width / max(total, 1)
-		fmt.Fprintf(stderr, "\r[%s%s] %d/%d runs", strings.Repeat("#", k), strings.Repeat(" ", width-k), d, total)
-		if d == total {
-			fmt.Fprintln(stderr)
-		}
+		bar.set(d)
 	}
 	rows, err := sweep.Run(plan, jobs, f.jobs, progress)
+	bar.stop()
 	if err != nil {
 		return fmt.Errorf("%w (%d of %d jobs had finished; nothing written)", err, done.Load(), len(jobs))
 	}
@@ -350,9 +343,48 @@ func writeAll(files map[string]func() ([]byte, error), order []string) error {
 	return out.finish(true)
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+// isTerminal says whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progress draws a sweep's progress on a terminal: schollz/progressbar's
+// bar with the runs done, the elapsed and the remaining time (from the
+// mean pace so far). Without a terminal it draws nothing.
+type progress struct{ bar *progressbar.ProgressBar }
+
+func newProgress(w io.Writer, tty bool, total int) *progress {
+	if !tty {
+		return &progress{}
+	}
+	return &progress{progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("sweep"),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetRenderBlankState(true),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
+	)}
+}
+
+// set says that done runs have finished.
+func (p *progress) set(done int) {
+	if p.bar != nil {
+		p.bar.Set(done)
+	}
+}
+
+// stop ends the bar's line when the sweep stopped before its end (the
+// error that follows says how many runs had finished: the bar draws at
+// most ten times a second).
+func (p *progress) stop() {
+	if p.bar != nil && !p.bar.IsFinished() {
+		p.bar.Exit()
+	}
 }
 
 // applyPrices prices each machine: its CUDA GPUs in use (all, or ncuda)
