@@ -257,7 +257,7 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 		return nil, err
 	}
 	if b.err != nil {
-		return nil, &usageError{b.err.Error()}
+		return nil, &usageError{strings.TrimPrefix(b.err.Error(), "models: ")}
 	}
 	res, err := mc.file.ResolveApp(f.app, f.double, f.setup.gen)
 	if err != nil {
@@ -271,7 +271,7 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 	if def, _ := generation.Kernels(f.app, generation.V14, f.double); res.Gen != generation.V14 || !sameSymbols(def, res.Kernels) {
 		o.Generation, o.Symbols = res.Gen, res.Symbols()
 		if b.g, err = models.New(f.app, o); err != nil {
-			return nil, &usageError{err.Error()}
+			return nil, &usageError{strings.TrimPrefix(err.Error(), "models: ")}
 		}
 	}
 	f.info = f.setup.info(mc, res)
@@ -384,6 +384,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *runtime.Graph, out
 	if err != nil {
 		return nil, explainNew(mc, err)
 	}
+	warnUncalibrated(stderr, "", m, g, f.ncpu, f.ncuda, map[string]bool{})
 	res, err := sim.Run()
 	if err == nil && f.panel != nil {
 		err = f.savePanel(res, f.panel, out)

@@ -240,6 +240,9 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	if err := dryRun(plan, setup.machines, src("ncpu"), src("ncuda")); err != nil {
 		return err
 	}
+	if err := warnSweepUncalibrated(stderr, plan); err != nil {
+		return err
+	}
 	var done atomic.Int64
 	note := func() string { return fmt.Sprintf("%d of %d jobs had finished", done.Load(), len(jobs)) }
 	interruptNote.Store(&note)
@@ -286,6 +289,36 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	}
 	_, err = stdout.Write(table.Bytes())
 	return err
+}
+
+// warnSweepUncalibrated says, before the sweep, which workers will sit
+// idle and which kernels will not run somewhere for want of a model
+// (uncalibratedWarnings), once per machine and app, from a small graph of
+// each block size (3 tiles per side: every kernel and footprint of the
+// sweep's graphs of that block).
+func warnSweepUncalibrated(stderr io.Writer, plan *sweep.Plan) error {
+	prec := models.Single
+	if plan.Double {
+		prec = models.Double
+	}
+	said := map[string]bool{}
+	for _, mc := range plan.Machines {
+		m := mc.File.RuntimeMachine()
+		for _, app := range plan.Apps {
+			res, err := mc.File.ResolveApp(app, plan.Double, mc.Generation)
+			if err != nil {
+				return err
+			}
+			for _, b := range plan.Blocks {
+				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, PrioritySched: plan.Scheds[0], Generation: res.Gen, Symbols: res.Symbols()})
+				if err != nil {
+					return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
+				}
+				warnUncalibrated(stderr, mc.Label+", "+app+": ", m, g, plan.Options.NCPU, plan.Options.NCUDA, said)
+			}
+		}
+	}
+	return nil
 }
 
 // maxCurrency bounds --currency's length (runes): it labels a column and
