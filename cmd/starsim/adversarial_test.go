@@ -392,6 +392,8 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 
 		// the command itself (a bare command prints its usage: cli_test.go).
 		{"frobnicate", nil, 2, "unknown command \"frobnicate\" (want calibrate, compare, netsim, platform, replay, run, sweep, version; see starsim --help)"},
+		{"compare $D/n.txt $REC", f("n.txt", "\nsome notes\n"), 1, "$D/n.txt:2: expected \"Field: value\", got \"some notes\"; not a trace starsim reads: want a tasks.rec (a file, or a directory holding it or paje.trace), a Chrome JSON trace or a Paje trace"},
+		{"replay --calib default $D/n.txt", f("n.txt", "some notes\n"), 1, "; not a trace starsim reads: want a tasks.rec"},
 		{"calibrate frob", nil, 2, "unknown subcommand \"frob\" (want fit, import, plot, show; see starsim calibrate --help)"},
 		{"platform show --bogus", nil, 2, "--bogus: unknown flag (see starsim platform show --help)"},
 		{"sweep -ncpu 2", nil, 2, "-ncpu: unknown flag: long flags take two dashes, --ncpu"},

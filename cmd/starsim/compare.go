@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/starsim/starsim/internal/srcerr"
 	"github.com/starsim/starsim/traces"
 )
 
@@ -48,11 +53,11 @@ func compare(pos []string, asJSON bool, plotPath string, stdout io.Writer) error
 	}
 	a, err := traces.LoadTrace(pos[0])
 	if err != nil {
-		return err
+		return explainFormat(err, traceFormats)
 	}
 	b, err := traces.LoadTrace(pos[1])
 	if err != nil {
-		return err
+		return explainFormat(err, traceFormats)
 	}
 	rep := traces.Compare(a, b)
 	if plotPath != "" {
@@ -152,4 +157,35 @@ func orNone(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// traceFormats are the formats compare reads.
+const traceFormats = "a tasks.rec (a file, or a directory holding it or paje.trace), a Chrome JSON trace or a Paje trace"
+
+// explainFormat says what a command reads (want) after the error of a file
+// that is none of it: read as a tasks.rec, its first line is no "Field:
+// value".
+func explainFormat(err error, want string) error {
+	var se *srcerr.Error
+	if !errors.As(err, &se) || !strings.HasPrefix(se.Msg, `expected "Field: value"`) {
+		return err
+	}
+	fh, ferr := os.Open(se.File)
+	if ferr != nil {
+		return err
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(nil, 1<<20)
+	first := 0
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) != "" {
+			first = n
+			break
+		}
+	}
+	if se.Line != first {
+		return err
+	}
+	return fmt.Errorf("%w; not a trace starsim reads: want %s", err, want)
 }

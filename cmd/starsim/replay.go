@@ -79,7 +79,7 @@ func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing b
 	recs, err := traces.ReadTasksRec(br, path)
 	fh.Close()
 	if err != nil {
-		return nil, err
+		return nil, explainFormat(err, "a tasks.rec (starpu_fxt_tool's, or run --trace-rec's), or a directory holding one")
 	}
 	mc, err := f.machine("replay", stderr)
 	if err != nil {
