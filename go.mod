@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/beevik/etree v1.8.1
+	github.com/dustin/go-humanize v1.0.1
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/schollz/progressbar/v3 v3.19.1
