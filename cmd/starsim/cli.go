@@ -52,10 +52,10 @@ const isGroup = "group"
 // newRoot builds the command tree for one invocation (args: the command
 // line after the program name, written into traces' headers).
 func newRoot(args []string, stdout, stderr io.Writer) *cobra.Command {
+	var showVersion bool
 	root := &cobra.Command{
 		Use:           "starsim",
 		Short:         "predict StarPU-style task runtimes on CPU+GPU machines, in simulated time",
-		Version:       buildVersion(debug.ReadBuildInfo()),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args: func(c *cobra.Command, args []string) error {
@@ -65,13 +65,19 @@ func newRoot(args []string, stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, _ []string) error {
+			if showVersion {
+				return printVersion(c.OutOrStdout())
+			}
 			writeHelp(c.ErrOrStderr(), c)
 			return errUsageShown
 		},
 	}
+	// --version is a flag of ours, not cobra's: cobra's prints through a
+	// text/template, and any template use keeps the linker from dropping
+	// unused methods (the binary grows by a third).
+	root.Flags().BoolVarP(&showVersion, "version", "v", false, "print the version")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetVersionTemplate("starsim {{.Version}}\n")
 	root.SetFlagErrorFunc(flagParseError)
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c.OutOrStdout(), c) })
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -100,8 +106,7 @@ func newRoot(args []string, stdout, stderr io.Writer) *cobra.Command {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected argument %q", args[0])}
 				}
-				_, err := fmt.Fprintf(c.OutOrStdout(), "starsim %s\n", c.Root().Version)
-				return err
+				return printVersion(c.OutOrStdout())
 			}},
 	)
 	root.InitDefaultHelpCmd() // now, for commandName's Find
@@ -143,8 +148,7 @@ const helpWidth = 100
 // writeHelp writes c's help: the command list for the root and for a
 // group, else the usage line, the description and the flags.
 func writeHelp(w io.Writer, c *cobra.Command) {
-	c.InitDefaultHelpFlag() // cobra adds them to the command it runs only
-	c.InitDefaultVersionFlag()
+	c.InitDefaultHelpFlag() // cobra adds it to the command it runs only
 	var b strings.Builder
 	subs := subcommands(c)
 	switch {
@@ -245,6 +249,12 @@ func written(fl *pflag.Flag) string {
 		return "-" + fl.Shorthand
 	}
 	return fl.Name
+}
+
+// printVersion prints "starsim VERSION" (buildVersion).
+func printVersion(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "starsim %s\n", buildVersion(debug.ReadBuildInfo()))
+	return err
 }
 
 // buildVersion is the version `starsim version` prints: the module's
