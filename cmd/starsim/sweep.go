@@ -10,12 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 	"unicode"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
 	"github.com/starsim/starsim/internal/atomicfile"
@@ -382,42 +382,45 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// progress draws a sweep's progress on a terminal: schollz/progressbar's
-// bar with the runs done, the elapsed and the remaining time (from the
-// mean pace so far). Without a terminal it draws nothing.
-type progress struct{ bar *progressbar.ProgressBar }
+// progress draws a sweep's progress on a terminal: vbauerster/mpb's bar
+// with the runs done, the elapsed time and the time left at the mean pace
+// so far. Without a terminal it draws nothing.
+type progress struct {
+	p   *mpb.Progress
+	bar *mpb.Bar
+}
 
+// newProgress starts the bar on w when tty is set.
 func newProgress(w io.Writer, tty bool, total int) *progress {
 	if !tty {
 		return &progress{}
 	}
-	return &progress{progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("sweep"),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionSetRenderBlankState(true),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
-	)}
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(72), mpb.ForceTTY(), mpb.WithAutoRefresh())
+	bar := p.AddBar(int64(total),
+		mpb.PrependDecorators(decor.Name("sweep "), decor.CountersNoUnit("%d/%d runs")),
+		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO), decor.Name(" elapsed, "),
+			decor.OnAbort(decor.OnComplete(decor.Meta(decor.AverageETA(decor.ET_STYLE_GO), func(s string) string { return s + " left" }), "done"), "stopped")),
+	)
+	return &progress{p, bar}
 }
 
 // set says that done runs have finished.
 func (p *progress) set(done int) {
 	if p.bar != nil {
-		p.bar.Set(done)
+		p.bar.SetCurrent(int64(done))
 	}
 }
 
-// stop ends the bar's line when the sweep stopped before its end (the
-// error that follows says how many runs had finished: the bar draws at
-// most ten times a second).
+// stop ends the bar (stopped before the end: the error that follows says
+// how many runs had finished) and waits until it is drawn.
 func (p *progress) stop() {
-	if p.bar != nil && !p.bar.IsFinished() {
-		p.bar.Exit()
+	if p.bar == nil {
+		return
 	}
+	if !p.bar.Completed() {
+		p.bar.Abort(false)
+	}
+	p.p.Wait()
 }
 
 // applyPrices prices each machine: its CUDA GPUs in use (all, or ncuda)

@@ -62,15 +62,16 @@ func TestProgress(t *testing.T) {
 		p.set(d)
 	}
 	p.stop()
-	assert.Contains(t, b.String(), "(3/3)")
+	assert.Contains(t, b.String(), "sweep 3/3 runs")
+	assert.Contains(t, b.String(), "elapsed, done")
 	assert.True(t, strings.HasSuffix(b.String(), "\n"), "%q", b.String())
-	assert.Equal(t, 1, strings.Count(b.String(), "\n"))
 
 	b.Reset()
 	p = newProgress(&b, true, 3)
 	p.set(1)
 	p.stop()
-	assert.Contains(t, b.String(), "(0/3)")
+	assert.Contains(t, b.String(), "sweep 1/3 runs")
+	assert.Contains(t, b.String(), "elapsed, stopped")
 	assert.True(t, strings.HasSuffix(b.String(), "\n"), "%q", b.String())
 
 	b.Reset()
