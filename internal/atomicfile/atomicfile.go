@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -72,12 +73,8 @@ func Create(path string) (*File, error) {
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			// CreateTemp names the pattern, not the file asked for.
-			return nil, fmt.Errorf("%s: cannot create: %v", path, pe.Err)
-		}
-		return nil, fmt.Errorf("%s: cannot create: %v", path, err)
+		// CreateTemp names the pattern, not the file asked for.
+		return nil, fmt.Errorf("%s: cannot create: %v", path, unwrapPath(err))
 	}
 	if err := tmp.Chmod(os.FileMode(0o666 &^ umask)); err != nil {
 		tmp.Close()
@@ -134,14 +131,10 @@ func (f *File) Commit() error {
 	}
 	if err := os.Rename(f.File.Name(), f.target()); err != nil {
 		f.abortLocked()
-		var le *os.LinkError
-		if errors.As(err, &le) {
-			err = le.Err
-		}
-		return fmt.Errorf("%s: %v", f.path, err)
+		return fmt.Errorf("%s: %v", f.path, unwrapPath(err))
 	}
 	f.done = true
-	f.unregisterLocked()
+	registry.files = without(registry.files, f)
 	return nil
 }
 
@@ -161,17 +154,17 @@ func (f *File) abortLocked() {
 		os.Remove(f.File.Name())
 	}
 	f.done = true
-	f.unregisterLocked()
+	registry.files = without(registry.files, f)
 	registry.notWritten = append(registry.notWritten, f.path)
 }
 
-func (f *File) unregisterLocked() {
-	for i, g := range registry.files {
-		if g == f {
-			registry.files = append(registry.files[:i], registry.files[i+1:]...)
-			return
-		}
+// without returns s less its first element equal to x: a registry list
+// once x is committed or aborted.
+func without[T comparable](s []T, x T) []T {
+	if i := slices.Index(s, x); i >= 0 {
+		return slices.Delete(s, i, i+1)
 	}
+	return s
 }
 
 // Write writes path all or nothing with fn, through a buffer.
@@ -250,7 +243,7 @@ func (d *Dir) Commit() {
 	registry.Lock()
 	defer registry.Unlock()
 	d.done = true
-	d.unregisterLocked()
+	registry.dirs = without(registry.dirs, d)
 }
 
 // Abort removes the directories MkdirAll created, if empty.
@@ -268,16 +261,7 @@ func (d *Dir) abortLocked() {
 		os.Remove(d.created[i]) // fails, harmlessly, when not empty
 	}
 	d.done = true
-	d.unregisterLocked()
-}
-
-func (d *Dir) unregisterLocked() {
-	for i, g := range registry.dirs {
-		if g == d {
-			registry.dirs = append(registry.dirs[:i], registry.dirs[i+1:]...)
-			return
-		}
-	}
+	registry.dirs = without(registry.dirs, d)
 }
 
 // RemovePending removes every temporary not yet committed, and the
@@ -314,10 +298,17 @@ func Reset() {
 	registry.interrupted = false
 }
 
+// unwrapPath returns the cause of an *os.PathError or *os.LinkError
+// without the paths they name (messages name the output asked for, not a
+// temporary), or err itself.
 func unwrapPath(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
 	}
 	return err
 }

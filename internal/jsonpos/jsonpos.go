@@ -5,6 +5,8 @@ package jsonpos
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/starsim/starsim/internal/srcerr"
 )
 
 // Line returns the 1-based line where the value at path starts; path elements
@@ -15,7 +17,7 @@ func Line(data []byte, path ...any) int {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	off := walk(data, dec, path)
-	return lineOf(data, off)
+	return srcerr.LineOf(data, off)
 }
 
 // KeyLine returns the line of the first object key equal to key anywhere in
@@ -24,13 +26,13 @@ func Line(data []byte, path ...any) int {
 func KeyLine(data []byte, key string) int {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
-		start := skipSpace(data, dec.InputOffset())
+		start := TokenStart(data, dec.InputOffset())
 		tok, err := dec.Token()
 		if err != nil {
 			return 0
 		}
 		if s, ok := tok.(string); ok && s == key && isKey(data, dec.InputOffset()) {
-			return lineOf(data, start)
+			return srcerr.LineOf(data, start)
 		}
 	}
 }
@@ -52,7 +54,7 @@ func isKey(data []byte, off int64) bool {
 
 // walk descends along path and returns the offset of the deepest value found.
 func walk(data []byte, dec *json.Decoder, path []any) int64 {
-	start := skipSpace(data, dec.InputOffset())
+	start := TokenStart(data, dec.InputOffset())
 	if len(path) == 0 {
 		return start
 	}
@@ -95,7 +97,10 @@ func walk(data []byte, dec *json.Decoder, path []any) int64 {
 	return start
 }
 
-func skipSpace(data []byte, off int64) int64 {
+// TokenStart returns the offset of the first byte at or after off that is
+// not JSON whitespace or a separator (',' ':'): where the token that a
+// json.Decoder reads next starts, off being its InputOffset.
+func TokenStart(data []byte, off int64) int64 {
 	for off < int64(len(data)) {
 		switch data[off] {
 		case ' ', '\t', '\n', '\r', ',', ':':
@@ -105,11 +110,4 @@ func skipSpace(data []byte, off int64) int64 {
 		}
 	}
 	return off
-}
-
-func lineOf(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	return 1 + bytes.Count(data[:off], []byte{'\n'})
 }

@@ -51,6 +51,24 @@ func TestKeyLine(t *testing.T) {
 	}
 }
 
+func TestTokenStart(t *testing.T) {
+	data := []byte("{\"a\" : 1,\n  \"b\": [ 2 ] }  ")
+	cases := []struct{ off, want int64 }{
+		{0, 0},   // '{'
+		{4, 7},   // after "a": past " : " to 1
+		{8, 12},  // after 1: past ",\n  " to "b"
+		{15, 17}, // after "b": past ": " to '['
+		{22, 23}, // after ']': past " " to '}'
+		{24, 26}, // trailing blanks: the end
+		{26, 26},
+	}
+	for _, c := range cases {
+		if got := TokenStart(data, c.off); got != c.want {
+			t.Errorf("TokenStart(%d) = %d, want %d", c.off, got, c.want)
+		}
+	}
+}
+
 func FuzzLine(f *testing.F) {
 	f.Add([]byte(doc), "list", 1)
 	f.Fuzz(func(t *testing.T, data []byte, key string, idx int) {

@@ -1,13 +1,11 @@
 package plot
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -15,9 +13,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/starsim/starsim/internal/atomicfile"
 )
 
 // Grid is a figure of small multiples: line-chart panels side by side that
@@ -49,37 +44,20 @@ const maxGridPanels = 36
 // Save would refuse.
 func SaveGrid(g Grid, path string) error {
 	data, err := EncodeGrid(g, path)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(path, data); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	return nil
+	return writeEncoded(path, data, err)
 }
 
 // EncodeGrid draws g as SaveGrid would write it to path, with its checks,
 // and returns the file's bytes (see Encode).
 func EncodeGrid(g Grid, path string) ([]byte, error) {
-	if err := CheckExt(path); err != nil {
-		return nil, fmt.Errorf("plot: %w", err)
-	}
-	report(path, func(b *strings.Builder) { digestGrid(b, g) })
-	var buf bytes.Buffer
-	if _, err := RenderGrid(&buf, g, strings.ToLower(filepath.Ext(path))); err != nil {
-		return nil, fmt.Errorf("plot: cannot save %q: %w", path, err)
-	}
-	return buf.Bytes(), nil
+	return encode(path, nil, func(b *strings.Builder) { digestGrid(b, g) },
+		func(out io.Writer, format string) error { _, err := RenderGrid(out, g, format); return err })
 }
 
 // RenderGrid draws g in format (".png" or ".svg") and returns where its
 // panels' data areas lie (pixels at 96 dpi, Kind "panel").
 func RenderGrid(out io.Writer, g Grid, format string) (rows []PanelRow, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("gonum/plot failed: %v", r)
-		}
-	}()
+	defer recoverPlot(&err)
 	switch {
 	case len(g.Panels) == 0:
 		return nil, errors.New("grid has no panel")
@@ -115,12 +93,7 @@ func RenderGrid(out io.Writer, g Grid, format string) (rows []PanelRow, err erro
 		cols = min(3, len(g.Panels))
 	}
 	nrows := (len(g.Panels) + cols - 1) / cols
-	leg := plot.NewLegend()
-	leg.Top, leg.Left = true, true
-	leg.TextStyle.Font.Size = legendSize
-	leg.TextStyle.Font.Variant = fontVariant
-	leg.ThumbnailWidth = vg.Points(32)
-	leg.Padding = vg.Points(3)
+	leg := figureLegend.newLegend()
 	for _, n := range names {
 		ls, gs := seriesStyle(styleOf[n])
 		l, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}})
@@ -135,67 +108,37 @@ func RenderGrid(out io.Writer, g Grid, format string) (rows []PanelRow, err erro
 
 	width := 2*margin + vg.Length(cols)*gridPanelW + legendGap + frameW
 	height := 2*margin + gridTitleH + vg.Length(nrows)*gridPanelH
-	var cw vg.CanvasWriterTo
-	switch format {
-	case ".png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
-	case ".svg":
-		cw = vgsvg.New(width, height)
-	default:
-		return nil, errors.New("unsupported format " + format)
+	cw, c, err := newPage(format, width, height)
+	if err != nil {
+		return nil, err
 	}
-	c := draw.New(cw)
-	c.SetColor(color.White)
-	c.Fill(c.Rectangle.Path())
-	c = draw.Crop(c, margin, -margin, margin, -margin)
 	title := panelTextStyle(titleSize, color.Black, draw.XCenter, draw.YTop)
 	c.FillText(title, vg.Point{X: c.Min.X + vg.Length(cols)*gridPanelW/2, Y: c.Max.Y}, g.Title)
 
-	dpi := vg.Length(vgimg.DefaultDPI)
-	px := func(v vg.Length) int { return int(math.Round(float64(v / vg.Inch * dpi))) }
 	var dataTop vg.Length
 	for i, f := range g.Panels {
 		r, col := i/cols, i%cols
-		p := plot.New()
+		p := smallPlot.newPlot()
 		p.Title.Text = f.Title
-		p.Title.TextStyle.Font.Size = vg.Points(11)
-		p.Title.TextStyle.Font.Variant = fontVariant
-		p.Title.Padding = vg.Points(5)
 		if r == nrows-1 || i+cols >= len(g.Panels) {
 			p.X.Label.Text = g.XLabel
 		}
 		if col == 0 {
 			p.Y.Label.Text = g.YLabel
 		}
-		for _, a := range []*plot.Axis{&p.X, &p.Y} {
-			a.Label.TextStyle.Font.Size = vg.Points(10)
-			a.Label.TextStyle.Font.Variant = fontVariant
-			a.Tick.Label.Font.Size = vg.Points(8)
-			a.Tick.Label.Font.Variant = fontVariant
-		}
 		p.Add(gridPlotter{})
 		var xs []float64
 		xmin, xmax := math.Inf(1), math.Inf(-1)
 		for _, s := range f.Series {
-			pts := make(plotter.XYs, len(s.X))
-			for j := range s.X {
-				pts[j] = plotter.XY{X: s.X[j], Y: s.Y[j]}
-				xmin, xmax = math.Min(xmin, s.X[j]), math.Max(xmax, s.X[j])
+			for _, x := range s.X {
+				xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
 			}
 			xs = append(xs, s.X...)
-			line, points, err := plotter.NewLinePoints(pts)
-			if err != nil {
+			if _, _, err := addLinePoints(p, s, styleOf[s.Name]); err != nil {
 				return nil, err
 			}
-			line.LineStyle, points.GlyphStyle = seriesStyle(styleOf[s.Name])
-			p.Add(line, points)
 		}
-		var xticks []plot.Tick
-		if d := distinct(xs); len(d) <= maxDataTicks {
-			xticks = dataTicks(d)
-		} else {
-			xticks = niceTicksWithin(xmin, xmax)
-		}
+		xticks := xTicks(xs, xmin, xmax)
 		pad := (xmax - xmin) / 20
 		if pad == 0 {
 			pad = math.Max(math.Abs(xmin)/10, 1)
@@ -218,10 +161,11 @@ func RenderGrid(out io.Writer, g Grid, format string) (rows []PanelRow, err erro
 		for _, s := range f.Series {
 			n += len(s.X)
 		}
-		rows = append(rows, PanelRow{Block: i, Kind: "panel", X0: px(da.Min.X), Y0: px(height - da.Max.Y),
-			X1: px(da.Max.X), Y1: px(height - da.Min.Y), DrawnItems: n})
+		row := pixelRow("panel", da, height)
+		row.Block, row.DrawnItems = i, n
+		rows = append(rows, row)
 	}
-	drawLegendFrame(c, &leg, c.Max.X-frameW, dataTop, frameW)
+	drawLegendFrame(c, leg, c.Max.X-frameW, dataTop, frameW)
 	_, err = cw.WriteTo(out)
 	return rows, err
 }

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"image/png"
 	"math"
 	"strings"
 	"testing"
@@ -27,11 +26,7 @@ func whatIfGrid() Grid {
 // TestGrid: every panel is drawn (not blank), on a shared Y range; the SVG
 // names each series once in the legend.
 func TestGrid(t *testing.T) {
-	var buf bytes.Buffer
-	rows, err := RenderGrid(&buf, whatIfGrid(), ".png")
-	require.NoError(t, err)
-	img, err := png.Decode(bytes.NewReader(buf.Bytes()))
-	require.NoError(t, err)
+	rows, img, _ := renderPNG(t, RenderGrid, whatIfGrid())
 	require.Len(t, rows, 4)
 	assert.Greater(t, img.Bounds().Dy(), 2*259, "two rows of 2.7 in panels")
 	for _, r := range rows {
@@ -40,16 +35,14 @@ func TestGrid(t *testing.T) {
 	}
 	assert.Equal(t, rows[0].Y0, rows[1].Y0, "a row of panels is aligned")
 
-	var svg bytes.Buffer
-	_, err = RenderGrid(&svg, whatIfGrid(), ".svg")
-	require.NoError(t, err)
-	s := svg.String()
+	s := renderSVG(t, RenderGrid, whatIfGrid())
 	assert.Equal(t, 1, strings.Count(s, ">dmdas<"), "one legend entry per series")
 	for _, want := range []string{"attila: cholesky, block 960, float", "N=38400", ">GPUs<", ">GFlop/s<"} {
 		assert.True(t, strings.Contains(s, want), "the SVG lacks %q", want)
 	}
 
-	_, err = RenderGrid(&buf, Grid{}, ".png")
+	var buf bytes.Buffer
+	_, err := RenderGrid(&buf, Grid{}, ".png")
 	assert.Error(t, err)
 	g := whatIfGrid()
 	g.Panels[1].Series[0].Y[0] = math.Inf(-1)

@@ -1,13 +1,11 @@
 package plot
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -16,10 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/starsim/starsim/internal/atomicfile"
 	"github.com/starsim/starsim/internal/timeline"
 )
 
@@ -89,27 +84,14 @@ type PanelRow struct {
 // .svg, any letter case). Output is deterministic (see the package doc).
 func SavePanel(p Panel, path string) error {
 	data, err := EncodePanel(p, path)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(path, data); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	return nil
+	return writeEncoded(path, data, err)
 }
 
 // EncodePanel draws p as SavePanel would write it to path and returns the
 // file's bytes (see Encode).
 func EncodePanel(p Panel, path string) ([]byte, error) {
-	if err := CheckExt(path); err != nil {
-		return nil, fmt.Errorf("plot: %w", err)
-	}
-	report(path, func(b *strings.Builder) { digestPanel(b, p) })
-	var buf bytes.Buffer
-	if _, err := RenderPanel(&buf, p, strings.ToLower(filepath.Ext(path))); err != nil {
-		return nil, fmt.Errorf("plot: cannot save %q: %w", path, err)
-	}
-	return buf.Bytes(), nil
+	return encode(path, nil, func(b *strings.Builder) { digestPanel(b, p) },
+		func(out io.Writer, format string) error { _, err := RenderPanel(out, p, format); return err })
 }
 
 // panelRow is one row to draw.
@@ -125,14 +107,22 @@ type panelRow struct {
 	counted *int
 }
 
+// gapAbove is the space between row i of prs and the row above it: none
+// above the first, panelBlockGap above a block's first, panelGap otherwise.
+func gapAbove(prs []*panelRow, i int) vg.Length {
+	switch {
+	case i == 0:
+		return 0
+	case prs[i].block != prs[i-1].block:
+		return panelBlockGap
+	}
+	return panelGap
+}
+
 // RenderPanel draws p in format (".png" or ".svg") to out and returns
 // where its rows lie (pixels at 96 dpi).
 func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err error) {
-	defer func() {
-		if r := recover(); r != nil { // gonum/plot reports some problems by panicking
-			err = fmt.Errorf("gonum/plot failed: %v", r)
-		}
-	}()
+	defer recoverPlot(&err)
 	if len(p.Blocks) == 0 {
 		return nil, errors.New("panel has no run")
 	}
@@ -183,27 +173,12 @@ func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err er
 	height := 2*margin + panelTitleH
 	for i, r := range prs {
 		height += r.head + r.dataH + r.foot
-		if i > 0 {
-			if r.block != prs[i-1].block {
-				height += panelBlockGap
-			} else {
-				height += panelGap
-			}
-		}
+		height += gapAbove(prs, i)
 	}
-	var cw vg.CanvasWriterTo
-	switch format {
-	case ".png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.New(panelWidth, height)}
-	case ".svg":
-		cw = vgsvg.New(panelWidth, height)
-	default:
-		return nil, errors.New("unsupported format " + format)
+	cw, c, err := newPage(format, panelWidth, height)
+	if err != nil {
+		return nil, err
 	}
-	c := draw.New(cw)
-	c.SetColor(color.White)
-	c.Fill(c.Rectangle.Path())
-	c = draw.Crop(c, margin, -margin, margin, -margin)
 
 	// Figure title.
 	title := panelTextStyle(vg.Points(13), color.Black, draw.XCenter, draw.YTop)
@@ -225,13 +200,7 @@ func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err er
 	canv := make([]draw.Canvas, len(prs))
 	top := plotsC.Max.Y
 	for i, r := range prs {
-		if i > 0 {
-			if r.block != prs[i-1].block {
-				top -= panelBlockGap
-			} else {
-				top -= panelGap
-			}
-		}
+		top -= gapAbove(prs, i)
 		h := r.head + r.dataH + r.foot
 		canv[i] = draw.Canvas{Canvas: plotsC.Canvas, Rectangle: vg.Rectangle{
 			Min: vg.Point{X: plotsC.Min.X, Y: top - h}, Max: vg.Point{X: plotsC.Max.X, Y: top}}}
@@ -244,11 +213,6 @@ func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err er
 		left = max(left, dc.Min.X-canv[i].Min.X)
 		right = max(right, canv[i].Max.X-dc.Max.X)
 	}
-	dpi := vg.Length(vgimg.DefaultDPI)
-	toPx := func(pt vg.Point) (int, int) {
-		// Points from the bottom left of the page to pixels from the top left.
-		return int(math.Round(float64(pt.X / vg.Inch * dpi))), int(math.Round(float64((height - pt.Y) / vg.Inch * dpi)))
-	}
 	legX := c.Max.X - legW
 	legTop := c.Max.Y // legends go down the column, each at its row's top or below the previous one
 	for i, r := range prs {
@@ -256,9 +220,8 @@ func RenderPanel(out io.Writer, p Panel, format string) (rows []PanelRow, err er
 		cc := draw.Crop(canv[i], left-(dc.Min.X-canv[i].Min.X), -(right - (canv[i].Max.X - dc.Max.X)), 0, 0)
 		r.p.Draw(cc)
 		da := r.p.DataCanvas(cc)
-		x0, y0 := toPx(vg.Point{X: da.Min.X, Y: da.Max.Y})
-		x1, y1 := toPx(vg.Point{X: da.Max.X, Y: da.Min.Y})
-		row := PanelRow{Block: r.block, Kind: r.kind, X0: x0, Y0: y0, X1: x1, Y1: y1}
+		row := pixelRow(r.kind, da, height)
+		row.Block = r.block
 		if r.counted != nil {
 			row.DrawnItems = *r.counted
 		}
@@ -284,9 +247,7 @@ func drawLegendFrame(c draw.Canvas, leg *plot.Legend, x, top, w vg.Length) vg.Le
 	frame := vg.Rectangle{Min: vg.Point{X: x, Y: top - size.Y - 2*legendPad}, Max: vg.Point{X: x + w, Y: top}}
 	c.SetColor(color.White)
 	c.Fill(frame.Path())
-	c.StrokeLines(draw.LineStyle{Color: legendBorder, Width: vg.Points(0.75)}, []vg.Point{
-		frame.Min, {X: frame.Max.X, Y: frame.Min.Y}, frame.Max, {X: frame.Min.X, Y: frame.Max.Y}, frame.Min,
-	})
+	strokeBox(&c, frame, vg.Points(0.75))
 	leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
 		Min: vg.Point{X: frame.Min.X + legendPad, Y: frame.Min.Y + legendPad},
 		Max: vg.Point{X: frame.Max.X - legendPad, Y: frame.Max.Y - legendPad},
@@ -326,35 +287,10 @@ func stateColors(blocks []Block) (map[string]color.Color, []string) {
 	return colors, kernels
 }
 
-func newPanelPlot() *plot.Plot {
-	p := plot.New()
-	p.Title.TextStyle.Font.Size = vg.Points(11)
-	p.Title.TextStyle.Font.Variant = fontVariant
-	p.Title.Padding = vg.Points(5)
-	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
-		ax.Label.TextStyle.Font.Size = vg.Points(10)
-		ax.Label.TextStyle.Font.Variant = fontVariant
-		ax.Tick.Label.Font.Size = vg.Points(8)
-		ax.Tick.Label.Font.Variant = fontVariant
-	}
-	return p
-}
-
-func newPanelLegend() *plot.Legend {
-	leg := new(plot.Legend)
-	*leg = plot.NewLegend()
-	leg.Top, leg.Left = true, true
-	leg.TextStyle.Font.Size = vg.Points(9)
-	leg.TextStyle.Font.Variant = fontVariant
-	leg.ThumbnailWidth = vg.Points(16)
-	leg.Padding = vg.Points(2)
-	return leg
-}
-
 // ganttRow is the Gantt chart of block b: one row per worker, the first on
 // top, each bin colored by the state the worker spent most of it in.
 func ganttRow(bi int, b Block, colors map[string]color.Color, kernels []string, xmax float64) *panelRow {
-	p := newPanelPlot()
+	p := smallPlot.newPlot()
 	p.Title.Text = b.Title
 	tl := b.TL
 	rows := tl.Rows()
@@ -374,7 +310,7 @@ func ganttRow(bi int, b Block, colors map[string]color.Color, kernels []string, 
 	h := min(max(panelRowH*vg.Length(n), panelGanttMin), panelGanttMax)
 	r := &panelRow{block: bi, kind: "gantt", p: p, dataH: h, counted: &g.drawn}
 	if bi == 0 { // one legend: every block has the same colors
-		r.legend = newPanelLegend()
+		r.legend = panelLegend.newLegend()
 		for _, k := range kernels {
 			r.legend.Add(k, swatch{colors[k]})
 		}
@@ -404,13 +340,7 @@ func (g *ganttPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		c.SetColor(bandColor)
 		c.Fill(rectPath(c.Min.X, trY(y-0.5), c.Max.X, trY(y+0.5)))
 	}
-	grid := draw.LineStyle{Color: gridColor, Width: vg.Points(0.5)}
-	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
-		if t.Value >= p.X.Min && t.Value <= p.X.Max {
-			x := trX(t.Value)
-			c.StrokeLine2(grid, x, c.Min.Y, x, c.Max.Y)
-		}
-	}
+	drawXGrid(c, p, trX)
 	states := g.tl.States()
 	binMs := g.tl.BinS() * 1e3
 	for k := range rows {
@@ -440,7 +370,7 @@ func (g *ganttPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 // counterRow draws the series of one group of block b (nil when the block
 // has none and no reason for their absence).
 func counterRow(bi int, b Block, group, label string, scale, xmax float64) *panelRow {
-	p := newPanelPlot()
+	p := smallPlot.newPlot()
 	p.X.Min, p.X.Max = 0, xmax
 	tl := b.TL
 	var idx []int
@@ -472,7 +402,7 @@ func counterRow(bi int, b Block, group, label string, scale, xmax float64) *pane
 	p.Y.Min, p.Y.Max = lo, hi
 	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
 	p.Add(gridPlotter{})
-	leg := newPanelLegend()
+	leg := panelLegend.newLegend()
 	count := 0
 	binMs := tl.BinS() * 1e3
 	for i := range values {
@@ -608,7 +538,12 @@ func (s swatch) Thumbnail(c *draw.Canvas) {
 	r := c.Rectangle
 	c.SetColor(s.color)
 	c.Fill(rectPath(r.Min.X, r.Min.Y, r.Max.X, r.Max.Y))
-	c.StrokeLines(draw.LineStyle{Color: legendBorder, Width: vg.Points(0.5)}, []vg.Point{
+	strokeBox(c, r, vg.Points(0.5))
+}
+
+// strokeBox outlines r in the legends' border color, width wide.
+func strokeBox(c *draw.Canvas, r vg.Rectangle, width vg.Length) {
+	c.StrokeLines(draw.LineStyle{Color: legendBorder, Width: width}, []vg.Point{
 		r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}, r.Min,
 	})
 }

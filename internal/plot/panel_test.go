@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -57,6 +58,27 @@ func synthetic(nw int, ks []string, memory bool) *timeline.Timeline {
 	return tl
 }
 
+// renderPNG draws fig with render (a Render function) as a PNG and returns
+// its rows, the decoded image and the file's bytes.
+func renderPNG[F any](t *testing.T, render func(io.Writer, F, string) ([]PanelRow, error), fig F) ([]PanelRow, image.Image, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	rows, err := render(&buf, fig, ".png")
+	require.NoError(t, err)
+	img, err := png.Decode(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	return rows, img, buf.Bytes()
+}
+
+// renderSVG draws fig with render (a Render function) as an SVG.
+func renderSVG[F any](t *testing.T, render func(io.Writer, F, string) ([]PanelRow, error), fig F) string {
+	t.Helper()
+	var buf bytes.Buffer
+	_, err := render(&buf, fig, ".svg")
+	require.NoError(t, err)
+	return buf.String()
+}
+
 // blank says whether a region of img has only the background (white or
 // the Gantt's row bands).
 func nonBackground(img image.Image, x0, y0, x1, y1 int) int {
@@ -77,11 +99,7 @@ func nonBackground(img image.Image, x0, y0, x1, y1 int) int {
 func TestPanelPNG(t *testing.T) {
 	p := Panel{Title: "machine: app N=9600, block 960, float, dmda, 2 CPU + 2 GPU workers",
 		Blocks: []Block{{Title: "run", TL: synthetic(4, []string{"POTRF", "TRSM", "SYRK", "GEMM"}, true)}}}
-	var buf bytes.Buffer
-	rows, err := RenderPanel(&buf, p, ".png")
-	require.NoError(t, err)
-	img, err := png.Decode(bytes.NewReader(buf.Bytes()))
-	require.NoError(t, err)
+	rows, img, data := renderPNG(t, RenderPanel, p)
 	assert.Equal(t, 1056, img.Bounds().Dx(), "11 in at 96 dpi")
 	var kinds []string
 	for _, r := range rows {
@@ -93,7 +111,7 @@ func TestPanelPNG(t *testing.T) {
 	}
 	assert.Equal(t, []string{"gantt", timeline.GroupReady, timeline.GroupMemory, timeline.GroupInFlight}, kinds)
 	if os.Getenv("PANEL_OUT") != "" {
-		require.NoError(t, os.WriteFile(os.Getenv("PANEL_OUT"), buf.Bytes(), 0o644))
+		require.NoError(t, os.WriteFile(os.Getenv("PANEL_OUT"), data, 0o644))
 	}
 }
 
@@ -117,20 +135,14 @@ func TestPanelTwoBlocks(t *testing.T) {
 		{Title: "A", TL: synthetic(2, []string{"GEMM", "TRSM"}, true)},
 		{Title: "B", TL: b, Absent: map[string]string{timeline.GroupReady: "not in tasks.rec", timeline.GroupMemory: "not in tasks.rec"}},
 	}}
-	var buf bytes.Buffer
-	rows, err := RenderPanel(&buf, p, ".png")
-	require.NoError(t, err)
-	img, err := png.Decode(bytes.NewReader(buf.Bytes()))
-	require.NoError(t, err)
+	rows, img, _ := renderPNG(t, RenderPanel, p)
 	var kinds []string
 	for _, r := range rows {
 		kinds = append(kinds, fmt.Sprint(r.Block, " ", r.Kind))
 		assert.Greater(t, nonBackground(img, r.X0+2, r.Y0+1, r.X1-2, r.Y1-1), 20, "block %d %s is blank", r.Block, r.Kind)
 	}
 	assert.Equal(t, []string{"0 gantt", "0 ready", "0 memory", "0 inflight", "1 gantt", "1 absent:ready", "1 absent:memory"}, kinds)
-	var svg bytes.Buffer
-	_, err = RenderPanel(&svg, p, ".svg")
-	require.NoError(t, err)
-	assert.Equal(t, 1, strings.Count(svg.String(), ">fetching input<"))
-	assert.Contains(t, svg.String(), "GPU memory used (MiB): not in tasks.rec")
+	svg := renderSVG(t, RenderPanel, p)
+	assert.Equal(t, 1, strings.Count(svg, ">fetching input<"))
+	assert.Contains(t, svg, "GPU memory used (MiB): not in tasks.rec")
 }

@@ -1,13 +1,9 @@
 package plot
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
-	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,10 +11,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/starsim/starsim/internal/atomicfile"
 )
 
 // ModelFigure is a kernel model's duration against its data size, one
@@ -62,18 +54,9 @@ var (
 
 // SaveModelFigure writes f to path, PNG or SVG by the extension.
 func SaveModelFigure(f ModelFigure, path string) error {
-	if err := CheckExt(path); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	report(path, func(b *strings.Builder) { digestModel(b, f) })
-	var buf bytes.Buffer
-	if _, err := RenderModelFigure(&buf, f, strings.ToLower(filepath.Ext(path))); err != nil {
-		return fmt.Errorf("plot: cannot save %q: %w", path, err)
-	}
-	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	return nil
+	data, err := encode(path, nil, func(b *strings.Builder) { digestModel(b, f) },
+		func(out io.Writer, format string) error { _, err := RenderModelFigure(out, f, format); return err })
+	return writeEncoded(path, data, err)
 }
 
 // positive reports whether v can go on a log axis.
@@ -82,11 +65,7 @@ func positive(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
 // RenderModelFigure draws f in format (".png" or ".svg") and returns where
 // its panels lie (pixels at 96 dpi): Kind "model", then "histogram" ones.
 func RenderModelFigure(out io.Writer, f ModelFigure, format string) (rows []PanelRow, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("gonum/plot failed: %v", r)
-		}
-	}()
+	defer recoverPlot(&err)
 	main := newFigurePlot(f.Title, "total data size (bytes)", "duration (ms)")
 	main.X.Scale, main.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	main.X.Tick.Marker, main.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
@@ -171,27 +150,17 @@ func RenderModelFigure(out io.Writer, f ModelFigure, format string) (rows []Pane
 	main.Y.Min, main.Y.Max = ymin/2, ymax*2
 
 	height := modelMainH + vg.Length(len(histArchs))*modelHistH
-	var cw vg.CanvasWriterTo
-	switch format {
-	case ".png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.New(modelWidth, height)}
-	case ".svg":
-		cw = vgsvg.New(modelWidth, height)
-	default:
-		return nil, errors.New("unsupported format " + format)
+	cw, c, err := newPage(format, modelWidth, height)
+	if err != nil {
+		return nil, err
 	}
-	c := draw.New(cw)
-	c.SetColor(color.White)
-	c.Fill(c.Rectangle.Path())
-	c = draw.Crop(c, margin, -margin, margin, -margin)
 	// Panels share the page inside the margins in proportion to their
 	// nominal heights.
 	scale := (height - 2*margin) / height
-	dpi := vg.Length(vgimg.DefaultDPI)
 	box := func(kind string, p *plot.Plot, pc draw.Canvas) PanelRow {
-		da := p.DataCanvas(pc)
-		px := func(v vg.Length) int { return int(math.Round(float64(v / vg.Inch * dpi))) }
-		return PanelRow{Kind: kind, X0: px(da.Min.X), Y0: px(height - da.Max.Y), X1: px(da.Max.X), Y1: px(height - da.Min.Y), DrawnItems: drawn}
+		r := pixelRow(kind, p.DataCanvas(pc), height)
+		r.DrawnItems = drawn
+		return r
 	}
 	top := c.Max.Y
 	mc := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - modelMainH*scale}, Max: vg.Point{X: c.Max.X, Y: top}}}
@@ -257,18 +226,9 @@ func RenderModelFigure(out io.Writer, f ModelFigure, format string) (rows []Pane
 
 // newFigurePlot is a plot in the figures' fonts.
 func newFigurePlot(title, xlabel, ylabel string) *plot.Plot {
-	p := plot.New()
+	p := modelPlot.newPlot()
 	p.Title.Text = title
-	p.Title.TextStyle.Font.Size = vg.Points(13)
-	p.Title.TextStyle.Font.Variant = fontVariant
-	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font.Size = vg.Points(11)
-		a.Label.TextStyle.Font.Variant = fontVariant
-		a.Tick.Label.Font.Size = vg.Points(9)
-		a.Tick.Label.Font.Variant = fontVariant
-	}
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.Legend.TextStyle.Font.Variant = fontVariant
 	return p

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"image/png"
 	"strings"
 	"testing"
 
@@ -24,11 +23,7 @@ func modelFig() ModelFigure {
 // blank); a negative-or-zero mean or a stddev larger than the mean cannot
 // break the log axes.
 func TestModelFigure(t *testing.T) {
-	var buf bytes.Buffer
-	rows, err := RenderModelFigure(&buf, modelFig(), ".png")
-	require.NoError(t, err)
-	img, err := png.Decode(bytes.NewReader(buf.Bytes()))
-	require.NoError(t, err)
+	rows, img, _ := renderPNG(t, RenderModelFigure, modelFig())
 	assert.Equal(t, 768, img.Bounds().Dx())
 	assert.Equal(t, 480+211, img.Bounds().Dy())
 	require.Len(t, rows, 2)
@@ -41,17 +36,16 @@ func TestModelFigure(t *testing.T) {
 	}
 	assert.LessOrEqual(t, rows[0].Y1, rows[1].Y0, "panels do not overlap")
 
-	var svg bytes.Buffer
-	_, err = RenderModelFigure(&svg, modelFig(), ".svg")
-	require.NoError(t, err)
+	svg := renderSVG(t, RenderModelFigure, modelFig())
 	for _, want := range []string{"average cpu0_impl0", "linear regression cpu0_impl0", "non-linear regression cuda0_impl0", "10000000 B"} {
-		assert.True(t, strings.Contains(svg.String(), want), "the SVG lacks %q", want)
+		assert.True(t, strings.Contains(svg, want), "the SVG lacks %q", want)
 	}
 
 	f := modelFig()
 	f.Archs[0].MeanMs[0] = 0
 	f.Archs = f.Archs[:1]
-	rows, err = RenderModelFigure(&buf, f, ".png")
+	var buf bytes.Buffer
+	rows, err := RenderModelFigure(&buf, f, ".png")
 	require.NoError(t, err)
 	assert.Len(t, rows, 1)
 	_, err = RenderModelFigure(&buf, ModelFigure{Archs: []ModelArch{{Name: "x", SizeBytes: []float64{0}, MeanMs: []float64{1}}}}, ".png")

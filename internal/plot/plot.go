@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -11,13 +10,11 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
-
-	"github.com/starsim/starsim/internal/atomicfile"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/starsim/starsim/internal/atomicfile"
 )
 
 // Default figure size, in inches.
@@ -67,6 +64,51 @@ type Figure struct {
 // vgimg.DefaultDPI (96 dots per inch: 768 x 480 pixels by default).
 func Save(f Figure, path string) error {
 	data, err := Encode(f, path)
+	return writeEncoded(path, data, err)
+}
+
+// Encode draws f as Save would write it to path (PNG or SVG by its
+// extension), with Save's checks, and returns the file's bytes: a command
+// that writes several outputs renders them all before it writes any.
+func Encode(f Figure, path string) ([]byte, error) {
+	var w, h vg.Length
+	check := func() (err error) {
+		if err = f.validate(); err != nil {
+			return err
+		}
+		w, h, err = f.size()
+		return err
+	}
+	return encode(path, check, func(b *strings.Builder) { digestFigure(b, f) },
+		func(out io.Writer, format string) error { return render(out, f, format, w, h) })
+}
+
+// encode is what every Encode function does: it refuses a path that
+// CheckExt refuses, then one that check (if not nil) refuses, with check's
+// error as it is; it gives Inputs the figure's digest, written by digest;
+// and it returns the bytes that draw writes in the format of path's
+// extension (".png" or ".svg", lower case).
+func encode(path string, check func() error, digest func(b *strings.Builder), draw func(out io.Writer, format string) error) ([]byte, error) {
+	if err := CheckExt(path); err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, err
+		}
+	}
+	report(path, digest)
+	var buf bytes.Buffer
+	if err := draw(&buf, strings.ToLower(filepath.Ext(path))); err != nil {
+		return nil, fmt.Errorf("plot: cannot save %q: %w", path, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// writeEncoded writes data, which an Encode function returned with err, to
+// path all or nothing; an Encode error is returned as it is and writes
+// nothing.
+func writeEncoded(path string, data []byte, err error) error {
 	if err != nil {
 		return err
 	}
@@ -74,28 +116,6 @@ func Save(f Figure, path string) error {
 		return fmt.Errorf("plot: %w", err)
 	}
 	return nil
-}
-
-// Encode draws f as Save would write it to path (PNG or SVG by its
-// extension), with Save's checks, and returns the file's bytes: a command
-// that writes several outputs renders them all before it writes any.
-func Encode(f Figure, path string) ([]byte, error) {
-	if err := CheckExt(path); err != nil {
-		return nil, fmt.Errorf("plot: %w", err)
-	}
-	if err := f.validate(); err != nil {
-		return nil, err
-	}
-	w, h, err := f.size()
-	if err != nil {
-		return nil, err
-	}
-	report(path, func(b *strings.Builder) { digestFigure(b, f) })
-	var buf bytes.Buffer
-	if err := render(&buf, f, strings.ToLower(filepath.Ext(path)), w, h); err != nil {
-		return nil, fmt.Errorf("plot: cannot save %q: %w", path, err)
-	}
-	return buf.Bytes(), nil
 }
 
 // CheckExt says whether path names a file Save and SavePanel can write: its
@@ -158,22 +178,11 @@ func (f *Figure) size() (w, h vg.Length, err error) {
 }
 
 // render draws f as a w x h image in format (".png" or ".svg") to out.
-// gonum/plot reports some problems by panicking; render turns such a
-// panic into an error.
 func render(out io.Writer, f Figure, format string, w, h vg.Length) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("gonum/plot failed: %v", r)
-		}
-	}()
-	var cw vg.CanvasWriterTo
-	switch format {
-	case ".png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
-	case ".svg":
-		cw = vgsvg.New(w, h)
-	default:
-		return errors.New("unsupported format " + format)
+	defer recoverPlot(&err)
+	cw, err := newCanvas(format, w, h)
+	if err != nil {
+		return err
 	}
 	if err := drawFigure(draw.New(cw), f); err != nil {
 		return err
@@ -201,45 +210,26 @@ const fontVariant = "Sans"
 
 // drawFigure draws f, which has passed validate, onto c.
 func drawFigure(c draw.Canvas, f Figure) error {
-	p := plot.New()
+	p := figurePlot.newPlot()
 	p.Title.Text = f.Title
-	p.Title.TextStyle.Font.Size = titleSize
-	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = f.XLabel
 	p.Y.Label.Text = f.YLabel
-	p.Title.TextStyle.Font.Variant = fontVariant
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font.Size = axisSize
-		a.Label.TextStyle.Font.Variant = fontVariant
-		a.Tick.Label.Font.Size = tickSize
-		a.Tick.Label.Font.Variant = fontVariant
-	}
-
-	leg := plot.NewLegend()
-	leg.Top, leg.Left = true, true
-	leg.TextStyle.Font.Size = legendSize
-	leg.TextStyle.Font.Variant = fontVariant
-	leg.ThumbnailWidth = vg.Points(32)
-	leg.Padding = vg.Points(3)
+	leg := figureLegend.newLegend()
 
 	p.Add(gridPlotter{})
 	var xs []float64
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for i, s := range f.Series {
-		pts := make(plotter.XYs, len(s.X))
 		for j := range s.X {
-			pts[j] = plotter.XY{X: s.X[j], Y: s.Y[j]}
 			xmin, xmax = math.Min(xmin, s.X[j]), math.Max(xmax, s.X[j])
 			ymin, ymax = math.Min(ymin, s.Y[j]), math.Max(ymax, s.Y[j])
 		}
 		xs = append(xs, s.X...)
-		line, points, err := plotter.NewLinePoints(pts)
+		line, points, err := addLinePoints(p, s, i)
 		if err != nil {
 			return fmt.Errorf("series %d (%q): %w", i, s.Name, err)
 		}
-		line.LineStyle, points.GlyphStyle = seriesStyle(i)
-		p.Add(line, points)
 		name := s.Name
 		if name == "" {
 			name = fmt.Sprintf("series %d", i+1)
@@ -247,14 +237,8 @@ func drawFigure(c draw.Canvas, f Figure) error {
 		leg.Add(name, line, points)
 	}
 
-	// X axis: the data's range; ticks at the data's X values when
-	// there are few of them, nice round ticks otherwise.
-	var xticks []plot.Tick
-	if d := distinct(xs); len(d) <= maxDataTicks {
-		xticks = dataTicks(d)
-	} else {
-		xticks = niceTicksWithin(xmin, xmax)
-	}
+	// X axis: the data's range.
+	xticks := xTicks(xs, xmin, xmax)
 	if xmin == xmax {
 		pad := math.Max(math.Abs(xmin)/10, 1)
 		xmin, xmax = xmin-pad, xmax+pad
@@ -284,20 +268,24 @@ func drawFigure(c draw.Canvas, f Figure) error {
 	p.X.Tick.Marker = plot.ConstantTicks(pruneLabels(xticks, p.X.Tick.Label, p.X.Min, p.X.Max, dataC.Min.X, dataC.Max.X))
 	p.Draw(plotC)
 
-	frame := vg.Rectangle{
-		Min: vg.Point{X: c.Max.X - frameW, Y: dataC.Max.Y - legSize.Y - 2*legendPad},
-		Max: vg.Point{X: c.Max.X, Y: dataC.Max.Y},
-	}
-	c.SetColor(color.White)
-	c.Fill(frame.Path())
-	c.StrokeLines(draw.LineStyle{Color: legendBorder, Width: vg.Points(0.75)}, []vg.Point{
-		frame.Min, {X: frame.Max.X, Y: frame.Min.Y}, frame.Max, {X: frame.Min.X, Y: frame.Max.Y}, frame.Min,
-	})
-	leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-		Min: vg.Point{X: frame.Min.X + legendPad, Y: frame.Min.Y + legendPad},
-		Max: vg.Point{X: frame.Max.X - legendPad, Y: frame.Max.Y - legendPad},
-	}})
+	drawLegendFrame(c, leg, c.Max.X-frameW, dataC.Max.Y, frameW)
 	return nil
+}
+
+// addLinePoints adds s to p as a line with a glyph at each point, in the
+// style of series number style (see seriesStyle).
+func addLinePoints(p *plot.Plot, s Series, style int) (*plotter.Line, *plotter.Scatter, error) {
+	pts := make(plotter.XYs, len(s.X))
+	for j := range s.X {
+		pts[j] = plotter.XY{X: s.X[j], Y: s.Y[j]}
+	}
+	line, points, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return nil, nil, err
+	}
+	line.LineStyle, points.GlyphStyle = seriesStyle(style)
+	p.Add(line, points)
+	return line, points, nil
 }
 
 // gridPlotter draws grid lines at every X and Y tick, labelled or not
@@ -306,20 +294,28 @@ func drawFigure(c draw.Canvas, f Figure) error {
 type gridPlotter struct{}
 
 func (gridPlotter) Plot(c draw.Canvas, p *plot.Plot) {
-	sty := draw.LineStyle{Color: gridColor, Width: vg.Points(0.5)}
 	trX, trY := p.Transforms(&c)
-	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
-		if t.Value < p.X.Min || t.Value > p.X.Max {
-			continue
-		}
-		x := trX(t.Value)
-		c.StrokeLine2(sty, x, c.Min.Y, x, c.Max.Y)
-	}
+	drawXGrid(c, p, trX)
 	for _, t := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
 		if t.Value < p.Y.Min || t.Value > p.Y.Max {
 			continue
 		}
 		y := trY(t.Value)
-		c.StrokeLine2(sty, c.Min.X, y, c.Max.X, y)
+		c.StrokeLine2(gridLine, c.Min.X, y, c.Max.X, y)
+	}
+}
+
+// gridLine is the style of grid lines.
+var gridLine = draw.LineStyle{Color: gridColor, Width: vg.Points(0.5)}
+
+// drawXGrid draws a vertical grid line at each X tick of p within p's X
+// range; trX is p's X transform on c.
+func drawXGrid(c draw.Canvas, p *plot.Plot, trX func(float64) vg.Length) {
+	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if t.Value < p.X.Min || t.Value > p.X.Max {
+			continue
+		}
+		x := trX(t.Value)
+		c.StrokeLine2(gridLine, x, c.Min.Y, x, c.Max.Y)
 	}
 }

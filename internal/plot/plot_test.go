@@ -33,15 +33,21 @@ func threeSeries() Figure {
 	}
 }
 
-func TestSavePNG(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fig.png")
-	if err := Save(threeSeries(), path); err != nil {
+// saveAndRead saves f to path and returns the file's bytes.
+func saveAndRead(t *testing.T, f Figure, path string) []byte {
+	t.Helper()
+	if err := Save(f, path); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data
+}
+
+func TestSavePNG(t *testing.T) {
+	data := saveAndRead(t, threeSeries(), filepath.Join(t.TempDir(), "fig.png"))
 	if len(data) == 0 {
 		t.Fatal("empty PNG file")
 	}
@@ -64,14 +70,7 @@ func TestSavePNG(t *testing.T) {
 func TestSaveSizeFields(t *testing.T) {
 	f := threeSeries()
 	f.WidthIn, f.HeightIn = 4, 4
-	path := filepath.Join(t.TempDir(), "square.PNG") // extension case is ignored
-	if err := Save(f, path); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := saveAndRead(t, f, filepath.Join(t.TempDir(), "square.PNG")) // extension case is ignored
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
@@ -82,16 +81,8 @@ func TestSaveSizeFields(t *testing.T) {
 }
 
 func TestSaveSVG(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fig.svg")
 	f := threeSeries()
-	if err := Save(f, path); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(data)
+	s := string(saveAndRead(t, f, filepath.Join(t.TempDir(), "fig.svg")))
 	if !strings.HasPrefix(s, "<?xml") && !strings.HasPrefix(s, "<svg") {
 		t.Errorf("SVG starts with %q", s[:min(len(s), 20)])
 	}
@@ -122,14 +113,7 @@ func TestDeterministic(t *testing.T) {
 	for _, ext := range []string{".svg", ".png"} {
 		var files [2][]byte
 		for i := range files {
-			path := filepath.Join(dir, string(rune('a'+i))+ext)
-			if err := Save(threeSeries(), path); err != nil {
-				t.Fatal(err)
-			}
-			var err error
-			if files[i], err = os.ReadFile(path); err != nil {
-				t.Fatal(err)
-			}
+			files[i] = saveAndRead(t, threeSeries(), filepath.Join(dir, string(rune('a'+i))+ext))
 		}
 		if !bytes.Equal(files[0], files[1]) {
 			t.Errorf("two saves of the same figure as %s differ", ext)

@@ -3,6 +3,7 @@ package plot
 import (
 	"image/color"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -71,4 +72,49 @@ func seriesStyle(i int) (draw.LineStyle, draw.GlyphStyle) {
 		Shape:  g,
 	}
 	return ls, gs
+}
+
+// plotStyle is the look of one kind of plot: the sizes of its title (and
+// the space below it), of its axis labels and of its tick labels.
+type plotStyle struct{ title, titlePad, label, tick vg.Length }
+
+// legendStyle is the look of one kind of legend: its text size, the width
+// of its thumbnails and the padding around its entries.
+type legendStyle struct{ text, thumbW, pad vg.Length }
+
+var (
+	figurePlot = plotStyle{title: titleSize, titlePad: vg.Points(8), label: axisSize, tick: tickSize} // a Figure
+	smallPlot  = plotStyle{title: vg.Points(11), titlePad: vg.Points(5), label: vg.Points(10), tick: vg.Points(8)}
+	modelPlot  = plotStyle{title: vg.Points(13), titlePad: vg.Points(8), label: vg.Points(11), tick: vg.Points(9)}
+
+	figureLegend = legendStyle{text: legendSize, thumbW: vg.Points(32), pad: vg.Points(3)} // Figure and Grid
+	panelLegend  = legendStyle{text: vg.Points(9), thumbW: vg.Points(16), pad: vg.Points(2)}
+)
+
+// newPlot returns an empty plot whose texts have s's sizes, all in the
+// figures' font.
+func (s plotStyle) newPlot() *plot.Plot {
+	p := plot.New()
+	p.Title.TextStyle.Font.Size = s.title
+	p.Title.TextStyle.Font.Variant = fontVariant
+	p.Title.Padding = s.titlePad
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = s.label
+		a.Label.TextStyle.Font.Variant = fontVariant
+		a.Tick.Label.Font.Size = s.tick
+		a.Tick.Label.Font.Variant = fontVariant
+	}
+	return p
+}
+
+// newLegend returns an empty legend, its entries from the top left, in s's
+// look and the figures' font.
+func (s legendStyle) newLegend() *plot.Legend {
+	leg := plot.NewLegend()
+	leg.Top, leg.Left = true, true
+	leg.TextStyle.Font.Size = s.text
+	leg.TextStyle.Font.Variant = fontVariant
+	leg.ThumbnailWidth = s.thumbW
+	leg.Padding = s.pad
+	return &leg
 }

@@ -45,6 +45,16 @@ func dataTicks(vs []float64) []plot.Tick {
 	return ticks
 }
 
+// xTicks returns the X ticks of a line chart whose points have the X values
+// xs, from xmin to xmax: one at each value when there are at most
+// maxDataTicks distinct ones, nice round ones within [xmin, xmax] otherwise.
+func xTicks(xs []float64, xmin, xmax float64) []plot.Tick {
+	if d := distinct(xs); len(d) <= maxDataTicks {
+		return dataTicks(d)
+	}
+	return niceTicksWithin(xmin, xmax)
+}
+
 // step is a tick spacing of mult * 10^exp, with mult 1, 2 or 5.
 type step struct {
 	mult float64

@@ -33,7 +33,7 @@ func ParsePrices(data []byte, name string) (map[string]float64, error) {
 	const want = `want a JSON object of prices, {"MODEL": PRICE, "cpu": PRICE}`
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	at := func(off int64) int { return srcerr.LineOf(data, skipBlank(data, off)) }
+	at := func(off int64) int { return srcerr.LineOf(data, jsonpos.TokenStart(data, off)) }
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, jsonpos.DecodeError(data, name, "prices", err, 0)
@@ -94,18 +94,4 @@ func ParsePrices(data []byte, name string) (map[string]float64, error) {
 		return nil, srcerr.Errorf(name, at(0), "no prices: %s", want)
 	}
 	return prices, nil
-}
-
-// skipBlank returns the offset of the first byte at or after off that is
-// not JSON whitespace or a separator.
-func skipBlank(data []byte, off int64) int64 {
-	for off < int64(len(data)) {
-		switch data[off] {
-		case ' ', '\t', '\n', '\r', ',', ':':
-			off++
-		default:
-			return off
-		}
-	}
-	return off
 }

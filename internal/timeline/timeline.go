@@ -185,7 +185,7 @@ func (t *Timeline) grow(e float64) {
 		for _, r := range t.rows {
 			for _, o := range r.occ {
 				if o != nil {
-					halve32(o)
+					halve(o, add[float32])
 				}
 			}
 		}
@@ -193,26 +193,23 @@ func (t *Timeline) grow(e float64) {
 			if s.sum == nil {
 				continue
 			}
-			halve64(s.sum, func(a, b float64) float64 { return a + b })
-			halve64(s.cov, func(a, b float64) float64 { return a + b })
-			halve64(s.max, math.Max)
+			halve(s.sum, add[float64])
+			halve(s.cov, add[float64])
+			halve(s.max, math.Max)
 		}
 	}
 }
 
-func halve32(o []float32) {
-	for i := 0; i < Bins/2; i++ {
-		o[i] = o[2*i] + o[2*i+1]
-	}
-	clear(o[Bins/2:])
-}
-
-func halve64(o []float64, merge func(a, b float64) float64) {
+// halve merges the bins of o pairwise into its first half, with merge,
+// and zeroes the second half: o at twice the bin width.
+func halve[T float32 | float64](o []T, merge func(a, b T) T) {
 	for i := 0; i < Bins/2; i++ {
 		o[i] = merge(o[2*i], o[2*i+1])
 	}
 	clear(o[Bins/2:])
 }
+
+func add[T float32 | float64](a, b T) T { return a + b }
 
 // bins returns the bins [b0, b1] that [s, e) overlaps; overlap gives the
 // seconds of the overlap with bin b. (No callback: the recorder calls this
@@ -328,41 +325,34 @@ func (t *Timeline) Total(row, state int) float64 {
 // Mean returns, per bin, the series' time-weighted mean value over the
 // part of the bin it has a value for, and whether it has one.
 func (t *Timeline) Mean(series int) (mean []float64, ok []bool) {
-	n := t.Used()
-	mean, ok = make([]float64, n), make([]bool, n)
-	if series < 0 || series >= len(t.series) {
-		return mean, ok
-	}
-	s := t.series[series]
-	if s.sum == nil {
-		return mean, ok
-	}
-	for b := range mean {
-		if s.cov[b] > 0 {
-			mean[b], ok[b] = s.sum[b]/s.cov[b], true
-		}
-	}
-	return mean, ok
+	return t.perBin(series, func(s *Series, b int) float64 { return s.sum[b] / s.cov[b] })
 }
 
 // Max returns, per bin, the largest value the series held (and whether it
 // held one).
 func (t *Timeline) Max(series int) (mx []float64, ok []bool) {
+	return t.perBin(series, func(s *Series, b int) float64 { return s.max[b] })
+}
+
+// perBin returns, per used bin, value(s, b) for the bins where series s
+// held a value (and true), 0 (and false) for the others and for a series
+// that does not exist.
+func (t *Timeline) perBin(series int, value func(s *Series, b int) float64) (vs []float64, ok []bool) {
 	n := t.Used()
-	mx, ok = make([]float64, n), make([]bool, n)
+	vs, ok = make([]float64, n), make([]bool, n)
 	if series < 0 || series >= len(t.series) {
-		return mx, ok
+		return vs, ok
 	}
 	s := t.series[series]
 	if s.sum == nil {
-		return mx, ok
+		return vs, ok
 	}
-	for b := range mx {
+	for b := range vs {
 		if s.cov[b] > 0 {
-			mx[b], ok[b] = s.max[b], true
+			vs[b], ok[b] = value(s, b), true
 		}
 	}
-	return mx, ok
+	return vs, ok
 }
 
 // HasData says whether the series holds any value.
