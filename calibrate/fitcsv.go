@@ -14,6 +14,7 @@ import (
 	"github.com/starsim/starsim/calibrate/fit"
 	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/srcerr"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // KernelSample is one measured kernel execution
@@ -320,7 +321,7 @@ func fitTransfers(f *File, samples []TransferSample) error {
 		groups[d] = append(groups[d], fit.TransferSample{Bytes: s.Bytes, Pitch: s.PitchBytes, DurationUS: s.DurationUS})
 	}
 	sort.Slice(dirs, func(i, j int) bool {
-		return dirs[i][0]+"->"+dirs[i][1] < dirs[j][0]+"->"+dirs[j][1]
+		return machine.Dir{Src: dirs[i][0], Dst: dirs[i][1]}.String() < machine.Dir{Src: dirs[j][0], Dst: dirs[j][1]}.String()
 	})
 	for _, d := range dirs {
 		pms, err := fit.FitPitchModels(groups[d])

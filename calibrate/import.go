@@ -9,6 +9,7 @@ import (
 
 	"github.com/starsim/starsim/calibrate/starpu"
 	"github.com/starsim/starsim/platforms"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // Import builds a calibration from a StarPU sampling directory for host:
@@ -279,12 +280,12 @@ func starpuSerialPairs(devs []Device) []SerialPair {
 			if a == b || !isDev(a) || !isDev(b) {
 				continue
 			}
-			d2d := a + "->" + b
-			add(d2d, b+"->"+a)
+			d2d := machine.Dir{Src: a, Dst: b}.String()
+			add(d2d, machine.Dir{Src: b, Dst: a}.String())
 			for _, c := range nodes {
 				for _, d := range nodes {
 					if c != d && (d == a || d == b) {
-						add(d2d, c+"->"+d)
+						add(d2d, machine.Dir{Src: c, Dst: d}.String())
 					}
 				}
 			}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"regexp"
 	"strings"
+
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // ValidationError is a semantic error at a JSON path of the file (object
@@ -220,8 +222,8 @@ func (f *File) validateTransfers() error {
 	}
 	for i, s := range f.Serial {
 		for _, d := range []string{s.A, s.B} {
-			src, dst, ok := strings.Cut(d, "->")
-			if !ok || !nodes[src] || !nodes[dst] || src == dst {
+			dir, ok := machine.ParseDir(d)
+			if !ok || !nodes[dir.Src] || !nodes[dir.Dst] || dir.Src == dir.Dst {
 				return verr([]any{"serialized", i}, "%q is not a transfer direction SRC->DST between memory nodes", d)
 			}
 		}

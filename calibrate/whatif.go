@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // What-if transforms: each returns a new, valid *File derived from f (f is
@@ -356,8 +358,8 @@ func whatifDropArchs[T any](in []T, arch func(T) string, archs map[string]bool) 
 }
 
 func whatifDirEnds(dir string) (string, string) {
-	a, b, _ := strings.Cut(dir, "->")
-	return a, b
+	d, _ := machine.ParseDir(dir)
+	return d.Src, d.Dst
 }
 
 // whatifRemoveDevices drops the named devices and everything naming them
@@ -562,7 +564,7 @@ func whatifCloneLastCUDA(g *File) (string, error) {
 		}
 		renameDir := func(dir string, m map[string]string) string {
 			a, b := whatifDirEnds(dir)
-			return renameEnd(a, m) + "->" + renameEnd(b, m)
+			return machine.Dir{Src: renameEnd(a, m), Dst: renameEnd(b, m)}.String()
 		}
 		for _, p := range g.Serial[:len(g.Serial):len(g.Serial)] {
 			a1, a2 := whatifDirEnds(p.A)

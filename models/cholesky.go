@@ -2,7 +2,7 @@ package models
 
 import (
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // Cholesky model symbols (cholesky_kernels.c / cholesky_models.c).
@@ -40,7 +40,7 @@ const (
 // Only the lower triangle's nb(nb+1)/2 tiles are handles.
 //
 // With Options.Generation V13 the graph is StarPU 1.3's (Cholesky13).
-func Cholesky(o Options) (*runtime.Graph, error) {
+func Cholesky(o Options) (*graph.Graph, error) {
 	nb, err := o.validate()
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func Cholesky(o Options) (*runtime.Graph, error) {
 		return nil, err
 	}
 	hs, t := newTiles(o, nb, func(r, c int) bool { return r >= c })
-	g := &runtime.Graph{
+	g := &graph.Graph{
 		Name:       graphName("cholesky", o),
 		Handles:    hs,
 		TotalFlops: CholeskyFlops(float64(o.N)),
@@ -131,13 +131,13 @@ const (
 //	GEMM(k,m,n) 2nb-2k-m-n    (m == k+1 && n == k+1) ? MAX : 0
 //
 // which give a diagonal GEMM (m = n) the priority 1.4 gives its SYRK.
-func cholesky13(o Options, nb int) (*runtime.Graph, error) {
+func cholesky13(o Options, nb int) (*graph.Graph, error) {
 	f := float64(nb)
 	if err := checkSize("cholesky", nb, f*f*f/6+f*f, f*f/2+f); err != nil {
 		return nil, err
 	}
 	hs, t := newTiles(o, nb, func(r, c int) bool { return r >= c })
-	g := &runtime.Graph{
+	g := &graph.Graph{
 		Name:       graphName("cholesky", o),
 		Handles:    hs,
 		TotalFlops: CholeskyFlops(float64(o.N)),

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +20,7 @@ type wantTask struct {
 	wont                 []string
 }
 
-func describe(g *runtime.Graph, task runtime.Task) (bufs, wont []string) {
+func describe(g *graph.Graph, task graph.Task) (bufs, wont []string) {
 	for _, b := range task.Buffers {
 		bufs = append(bufs, g.Handles[b.Handle].Name+":"+b.Mode.String())
 	}
@@ -86,7 +86,7 @@ func TestCholeskySmallListing(t *testing.T) {
 // only at the step equal to its column, once finished. The step k of a
 // task is counted independently of its buffers: the number of POTRFs
 // submitted so far, minus one.
-func replayCholesky(t *testing.T, g *runtime.Graph) {
+func replayCholesky(t *testing.T, g *graph.Graph) {
 	t.Helper()
 	writes := make([]int, len(g.Handles))
 	k := -1
@@ -98,7 +98,7 @@ func replayCholesky(t *testing.T, g *runtime.Graph) {
 			r, c := tileRC(t, g, b.Handle)
 			require.GreaterOrEqual(t, r, c, "upper tile used")
 			switch b.Mode {
-			case runtime.RW:
+			case graph.RW:
 				require.Equal(t, k, writes[b.Handle], "task %d %s at step %d writes %s after %d writes", task.ID, task.Name, k, g.Handles[b.Handle].Name, writes[b.Handle])
 				var kind string
 				switch {
@@ -115,7 +115,7 @@ func replayCholesky(t *testing.T, g *runtime.Graph) {
 				}
 				require.Equal(t, kind, task.Name, "task %d on %s at step %d", task.ID, g.Handles[b.Handle].Name, k)
 				writes[b.Handle]++
-			case runtime.R:
+			case graph.R:
 				require.Equal(t, k, c, "task %d %s at step %d reads %s", task.ID, task.Name, k, g.Handles[b.Handle].Name)
 				require.Equal(t, c+1, writes[b.Handle], "task %d reads %s before it is finished", task.ID, g.Handles[b.Handle].Name)
 			default:
@@ -152,11 +152,11 @@ func TestCholeskySequentialConsistency(t *testing.T) {
 	}
 }
 
-func countWrites(g *runtime.Graph, h, before int) int {
+func countWrites(g *graph.Graph, h, before int) int {
 	n := 0
 	for _, task := range g.Tasks[:before] {
 		for _, b := range task.Buffers {
-			if b.Handle == h && b.Mode&runtime.W != 0 {
+			if b.Handle == h && b.Mode&graph.W != 0 {
 				n++
 			}
 		}
@@ -167,7 +167,7 @@ func countWrites(g *runtime.Graph, h, before int) int {
 // checkWontUse: every handle is declared wont_use exactly once, on or after
 // the last task touching it, and no later task touches it. If exact, the
 // declaring task is the handle's last user.
-func checkWontUse(t *testing.T, g *runtime.Graph, exact bool) {
+func checkWontUse(t *testing.T, g *graph.Graph, exact bool) {
 	t.Helper()
 	last := make([]int, len(g.Handles))
 	for _, task := range g.Tasks {

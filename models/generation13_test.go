@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // nb = 3, derived by hand from StarPU 1.3's cholesky_implicit.c (see
@@ -83,7 +83,7 @@ func TestGeneration13Graphs(t *testing.T) {
 				assert.Equal(t, len(g13.Tasks), cap(g13.Tasks), "slab sized exactly")
 				assert.Equal(t, g14.TotalFlops, g13.TotalFlops)
 				assert.Contains(t, g13.Name, "StarPU-1.3")
-				var gemm14 runtime.Task
+				var gemm14 graph.Task
 				for _, task := range g14.Tasks {
 					if task.Name == "GEMM" {
 						gemm14 = task

@@ -2,7 +2,7 @@ package models
 
 import (
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // LU is the task graph of examples/lu/xlu_implicit.c (LU without pivoting,
@@ -43,7 +43,7 @@ import (
 // priorities: STARPU_MAX_PRIO for GETRF, for the TRSMs of i = k+1 and for
 // the GEMM of i = j = k+1, the default 0 for the others. MAX_PRIO is the
 // scheduler's (PriorityRange): 0 under dmda, INT_MAX under dmdas.
-func LU(o Options) (*runtime.Graph, error) {
+func LU(o Options) (*graph.Graph, error) {
 	nb, err := o.validate()
 	if err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func LU(o Options) (*runtime.Graph, error) {
 	hs, t := newTiles(o, nb, func(r, c int) bool { return true })
 	// sub(x, y) of the source: block column x, block row y.
 	sub := func(x, y int) int { return t.id(y, x) }
-	g := &runtime.Graph{
+	g := &graph.Graph{
 		Name:       graphName("lu", o),
 		Handles:    hs,
 		TotalFlops: LUFlops(float64(o.N)),

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 	"github.com/stretchr/testify/require"
 )
 
@@ -40,7 +40,7 @@ func TestLUSmallListing(t *testing.T) {
 // then finished at step min(r, c) by GETRF (r == c), TRSM_LL (r < c: the U
 // row panel) or TRSM_RU (r > c: the L column panel), and read only at the
 // step that finished it. The step is the number of GETRFs so far minus one.
-func replayLU(t *testing.T, g *runtime.Graph) {
+func replayLU(t *testing.T, g *graph.Graph) {
 	t.Helper()
 	writes := make([]int, len(g.Handles))
 	k := -1
@@ -53,7 +53,7 @@ func replayLU(t *testing.T, g *runtime.Graph) {
 			f := min(r, c)
 			name := g.Handles[b.Handle].Name
 			switch b.Mode {
-			case runtime.RW:
+			case graph.RW:
 				require.Equal(t, k, writes[b.Handle], "task %d %s at step %d writes %s", task.ID, task.Name, k, name)
 				var kind string
 				switch {
@@ -70,7 +70,7 @@ func replayLU(t *testing.T, g *runtime.Graph) {
 				}
 				require.Equal(t, kind, task.Name, "task %d on %s at step %d", task.ID, name, k)
 				writes[b.Handle]++
-			case runtime.R:
+			case graph.R:
 				require.Equal(t, k, f, "task %d %s at step %d reads %s", task.ID, task.Name, k, name)
 				require.Equal(t, f+1, writes[b.Handle], "task %d reads %s before it is finished", task.ID, name)
 			}

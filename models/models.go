@@ -10,7 +10,7 @@ import (
 
 	"github.com/starsim/starsim/calibrate/starpu"
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // Precision is the element type of the matrix.
@@ -93,7 +93,7 @@ func (o Options) symbol(kernel, def string) string {
 }
 
 // New builds the graph of app, "cholesky" or "lu" (case-insensitive).
-func New(app string, o Options) (*runtime.Graph, error) {
+func New(app string, o Options) (*graph.Graph, error) {
 	switch strings.ToLower(app) {
 	case "cholesky":
 		return Cholesky(o)
@@ -163,7 +163,7 @@ func (t *tiles) id(r, c int) int { return int(t.ids[r*t.nb+c]) }
 
 // newTiles registers the tiles for which keep(r, c) holds, column by column,
 // top to bottom, and returns the handles and the coordinate map.
-func newTiles(o Options, nb int, keep func(r, c int) bool) ([]runtime.Handle, *tiles) {
+func newTiles(o Options, nb int, keep func(r, c int) bool) ([]graph.Handle, *tiles) {
 	elem := o.Precision.ElemBytes()
 	b := int64(o.Block)
 	fp := starpu.MatrixFootprint(uint32(o.Block), uint32(o.Block))
@@ -176,7 +176,7 @@ func newTiles(o Options, nb int, keep func(r, c int) bool) ([]runtime.Handle, *t
 			}
 		}
 	}
-	hs := make([]runtime.Handle, 0, n)
+	hs := make([]graph.Handle, 0, n)
 	// The names "A[r][c]" share one backing string (one allocation, not
 	// one per tile).
 	buf := make([]byte, 0, n*16)
@@ -194,7 +194,7 @@ func newTiles(o Options, nb int, keep func(r, c int) bool) ([]runtime.Handle, *t
 			buf = append(buf, ']')
 			ends = append(ends, len(buf))
 			t.ids[r*nb+c] = int32(len(hs))
-			hs = append(hs, runtime.Handle{
+			hs = append(hs, graph.Handle{
 				ID:         len(hs),
 				SizeBytes:  b * b * elem,
 				RowBytes:   b * elem,
@@ -217,9 +217,9 @@ func newTiles(o Options, nb int, keep func(r, c int) bool) ([]runtime.Handle, *t
 // wont_use lists are carved out of three preallocated slabs, so a graph
 // costs a few large allocations rather than one per task.
 type builder struct {
-	tasks []runtime.Task
+	tasks []graph.Task
 	base  int // ID of tasks[0]
-	bufs  []runtime.Access
+	bufs  []graph.Access
 	wont  []int
 	// fp[n] is the footprint of a task with n tile buffers: every tile has
 	// the same handle footprint, so it depends only on the arity.
@@ -228,9 +228,9 @@ type builder struct {
 
 // newBuilder makes g's task slab (ntasks long) and a builder that fills
 // it, with room for nbufs buffers and nwont wont_use entries.
-func newBuilder(g *runtime.Graph, ntasks, nbufs, nwont int) *builder {
-	g.Tasks = make([]runtime.Task, ntasks)
-	b := &builder{tasks: g.Tasks[:0], bufs: make([]runtime.Access, 0, nbufs), wont: make([]int, 0, nwont)}
+func newBuilder(g *graph.Graph, ntasks, nbufs, nwont int) *builder {
+	g.Tasks = make([]graph.Task, ntasks)
+	b := &builder{tasks: g.Tasks[:0], bufs: make([]graph.Access, 0, nbufs), wont: make([]int, 0, nwont)}
 	fps := make([]uint32, 0, 3)
 	for n := 1; n <= 3; n++ {
 		fps = append(fps, g.Handles[0].Footprint)
@@ -285,11 +285,11 @@ func (b *builder) iterations(nk int, counts func(k int) (tasks, bufs, wont int),
 }
 
 // submit appends one task whose buffers are acc (copied into the slab).
-func (b *builder) submit(name, model string, flops float64, prio int, acc ...runtime.Access) {
+func (b *builder) submit(name, model string, flops float64, prio int, acc ...graph.Access) {
 	start := len(b.bufs)
 	b.bufs = append(b.bufs, acc...)
 	end := len(b.bufs)
-	b.tasks = append(b.tasks, runtime.Task{
+	b.tasks = append(b.tasks, graph.Task{
 		ID:        b.base + len(b.tasks),
 		Name:      name,
 		Model:     model,
@@ -313,8 +313,8 @@ func (b *builder) wontUse(h int) {
 	t.WontUse = b.wont[start:end:end]
 }
 
-func r(h int) runtime.Access  { return runtime.Access{Handle: h, Mode: runtime.R} }
-func rw(h int) runtime.Access { return runtime.Access{Handle: h, Mode: runtime.RW} }
+func r(h int) graph.Access  { return graph.Access{Handle: h, Mode: graph.R} }
+func rw(h int) graph.Access { return graph.Access{Handle: h, Mode: graph.RW} }
 
 func graphName(app string, o Options) string {
 	if o.Generation == generation.V13 {

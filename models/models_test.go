@@ -8,19 +8,19 @@ import (
 	"testing"
 
 	"github.com/starsim/starsim/calibrate/starpu"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func mustGraph(t testing.TB, app string, o Options) *runtime.Graph {
+func mustGraph(t testing.TB, app string, o Options) *graph.Graph {
 	t.Helper()
 	g, err := New(app, o)
 	require.NoError(t, err)
 	return g
 }
 
-func countByName(g *runtime.Graph) map[string]int {
+func countByName(g *graph.Graph) map[string]int {
 	c := map[string]int{}
 	for _, t := range g.Tasks {
 		c[t.Name]++
@@ -186,7 +186,7 @@ func TestHandleGeometry(t *testing.T) {
 	assert.Equal(t, []string{"A[0][0]", "A[1][0]", "A[0][1]", "A[1][1]"}, handleNames(g))
 }
 
-func handleNames(g *runtime.Graph) []string {
+func handleNames(g *graph.Graph) []string {
 	var s []string
 	for _, h := range g.Handles {
 		s = append(s, h.Name)
@@ -273,7 +273,7 @@ func TestTaskFlopsVsClosedFormula(t *testing.T) {
 	}
 }
 
-func kahanFlops(g *runtime.Graph) float64 {
+func kahanFlops(g *graph.Graph) float64 {
 	var sum, comp float64
 	for _, t := range g.Tasks {
 		y := t.Flops - comp
@@ -347,7 +347,7 @@ func TestCholeskyPriorities(t *testing.T) {
 }
 
 // cholIndices recovers (k, m, n) of a Cholesky task from its tiles' names.
-func cholIndices(t testing.TB, g *runtime.Graph, task runtime.Task) (k, m, n int) {
+func cholIndices(t testing.TB, g *graph.Graph, task graph.Task) (k, m, n int) {
 	t.Helper()
 	rc := func(i int) (int, int) { return tileRC(t, g, task.Buffers[i].Handle) }
 	switch task.Name {
@@ -369,7 +369,7 @@ func cholIndices(t testing.TB, g *runtime.Graph, task runtime.Task) (k, m, n int
 	return
 }
 
-func tileRC(t testing.TB, g *runtime.Graph, h int) (r, c int) {
+func tileRC(t testing.TB, g *graph.Graph, h int) (r, c int) {
 	t.Helper()
 	if _, err := fmt.Sscanf(g.Handles[h].Name, "A[%d][%d]", &r, &c); err != nil {
 		t.Fatalf("handle %d name %q: %v", h, g.Handles[h].Name, err)
@@ -396,7 +396,7 @@ func TestLUPriorities(t *testing.T) {
 
 // luIndices recovers (k, i, j) from the tile written: (i, j) its A[row][col]
 // coordinates, k the step.
-func luIndices(t testing.TB, g *runtime.Graph, task runtime.Task) (k, i, j int) {
+func luIndices(t testing.TB, g *graph.Graph, task graph.Task) (k, i, j int) {
 	t.Helper()
 	i, j = tileRC(t, g, task.Buffers[len(task.Buffers)-1].Handle)
 	kk, _ := tileRC(t, g, task.Buffers[0].Handle)
@@ -450,7 +450,7 @@ func TestSlicesAreIndependent(t *testing.T) {
 	g := mustGraph(t, "lu", Options{N: 3840, Block: 960})
 	before := mustGraph(t, "lu", Options{N: 3840, Block: 960})
 	for i := range g.Tasks {
-		g.Tasks[i].Buffers = append(g.Tasks[i].Buffers, runtime.Access{Handle: -1})
+		g.Tasks[i].Buffers = append(g.Tasks[i].Buffers, graph.Access{Handle: -1})
 		g.Tasks[i].WontUse = append(g.Tasks[i].WontUse, -1)
 	}
 	for i := range g.Tasks {

@@ -8,6 +8,7 @@ import (
 	"github.com/starsim/starsim/calibrate/starpu"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // BenchmarkAttilaCholesky76800 is the benchmark: attila, Cholesky
@@ -44,16 +45,16 @@ func BenchmarkAttilaCholesky76800(b *testing.B) {
 // synthetic1M builds a synthetic DAG of n GEMM-like tasks over a pool of
 // tiles: task i reads tiles (7i mod p) and (13i+1 mod p) and updates tile
 // (i mod p), so sequential consistency chains tasks through shared tiles.
-func synthetic1M(n, pool int) *runtime.Graph {
+func synthetic1M(n, pool int) *graph.Graph {
 	const nb = 960
 	fp := starpu.MatrixFootprint(nb, nb)
-	g := &runtime.Graph{Name: fmt.Sprintf("synthetic %d tasks", n)}
+	g := &graph.Graph{Name: fmt.Sprintf("synthetic %d tasks", n)}
 	for h := 0; h < pool; h++ {
-		g.Handles = append(g.Handles, runtime.Handle{ID: h, Name: fmt.Sprint("T", h), SizeBytes: nb * nb * 4,
+		g.Handles = append(g.Handles, graph.Handle{ID: h, Name: fmt.Sprint("T", h), SizeBytes: nb * nb * 4,
 			RowBytes: nb * 4, Rows: nb, PitchBytes: nb * 4, Footprint: fp})
 	}
 	tfp := starpu.TaskFootprint([]uint32{fp, fp, fp})
-	bufs := make([]runtime.Access, 3*n)
+	bufs := make([]graph.Access, 3*n)
 	for i := 0; i < n; i++ {
 		a, c, w := (7*i)%pool, (13*i+1)%pool, i%pool
 		if a == w {
@@ -63,8 +64,8 @@ func synthetic1M(n, pool int) *runtime.Graph {
 			c = (c + 2) % pool
 		}
 		b := bufs[3*i : 3*i+3 : 3*i+3]
-		b[0], b[1], b[2] = runtime.Access{Handle: a, Mode: runtime.R}, runtime.Access{Handle: c, Mode: runtime.R}, runtime.Access{Handle: w, Mode: runtime.RW}
-		g.Tasks = append(g.Tasks, runtime.Task{ID: i, Name: "GEMM", Model: "chol_model_gemm", Flops: 2 * nb * nb * nb, Buffers: b, Footprint: tfp})
+		b[0], b[1], b[2] = graph.Access{Handle: a, Mode: graph.R}, graph.Access{Handle: c, Mode: graph.R}, graph.Access{Handle: w, Mode: graph.RW}
+		g.Tasks = append(g.Tasks, graph.Task{ID: i, Name: "GEMM", Model: "chol_model_gemm", Flops: 2 * nb * nb * nb, Buffers: b, Footprint: tfp})
 		g.TotalFlops += 2 * nb * nb * nb
 	}
 	return g

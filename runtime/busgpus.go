@@ -1,6 +1,10 @@
 package runtime
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/starsim/starsim/runtime/machine"
+)
 
 // busGPUs returns, per [src][dst] memory-node pair, the GPU count StarPU
 // multiplies a transfer prediction's bandwidth term by (twice that count:
@@ -34,7 +38,7 @@ func (s *Simulator) busGPUs() [][]int {
 			if i == j {
 				continue
 			}
-			r, ok := s.m.Routes[dirKey(s.nodes[i].name, s.nodes[j].name)]
+			r, ok := s.m.Routes[machine.Dir{Src: s.nodes[i].name, Dst: s.nodes[j].name}]
 			if !ok {
 				continue
 			}
@@ -70,7 +74,7 @@ func (s *Simulator) bridgeGPUs(r []string) int {
 	}
 	n := 0
 	for g := 1; g < len(s.nodes); g++ {
-		for _, l := range s.m.Routes[dirKey(s.nodes[g].name, "RAM")] {
+		for _, l := range s.m.Routes[machine.Dir{Src: s.nodes[g].name, Dst: "RAM"}] {
 			if l == through {
 				n++
 				break

@@ -3,6 +3,7 @@ package runtime
 import (
 	"testing"
 
+	"github.com/starsim/starsim/runtime/machine"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -14,20 +15,20 @@ func TestBusGPUsFollowsStarPU(t *testing.T) {
 	up1 := []string{"CUDA1-RAM", "PCI:03:00.0 up", "PCI:[03-03] through", "PCI:[03-03] up", "PCI:[00-07] through", "PCI:[00-07] up", "Host"}
 	up2 := []string{"CUDA2-RAM", "PCI:84:00.0 up", "PCI:[84-84] through", "PCI:[84-84] up", "PCI:[80-84] through", "PCI:[80-84] up", "Host"}
 	up3 := []string{"CUDA3-RAM", "PCI:90:00.0 up", "PCI:[90-90] through", "PCI:[90-90] up", "Host"}
-	routes := map[string][]string{
-		"CUDA0->RAM": up0, "CUDA1->RAM": up1, "CUDA2->RAM": up2, "CUDA3->RAM": up3,
+	routes := map[machine.Dir][]string{
+		{Src: "CUDA0", Dst: "RAM"}: up0, {Src: "CUDA1", Dst: "RAM"}: up1, {Src: "CUDA2", Dst: "RAM"}: up2, {Src: "CUDA3", Dst: "RAM"}: up3,
 		// Through the [00-07] bridge, which CUDA0 and CUDA1 both use.
-		"CUDA0->CUDA1": {"CUDA0-CUDA1", "PCI:03:00.0 down", "PCI:[03-03] through", "PCI:[03-03] down", "PCI:[00-07] through", "PCI:[02-02] up", "PCI:[02-02] through", "PCI:02:00.0 up"},
+		{Src: "CUDA0", Dst: "CUDA1"}: {"CUDA0-CUDA1", "PCI:03:00.0 down", "PCI:[03-03] through", "PCI:[03-03] down", "PCI:[00-07] through", "PCI:[02-02] up", "PCI:[02-02] through", "PCI:02:00.0 up"},
 		// Through the host bridge.
-		"CUDA0->CUDA2": {"CUDA0-CUDA2", "PCI:84:00.0 down", "Host", "PCI:02:00.0 up"},
+		{Src: "CUDA0", Dst: "CUDA2"}: {"CUDA0-CUDA2", "PCI:84:00.0 down", "Host", "PCI:02:00.0 up"},
 		// A direct link.
-		"CUDA2->CUDA3": {"CUDA2-CUDA3"},
+		{Src: "CUDA2", Dst: "CUDA3"}: {"CUDA2-CUDA3"},
 		// Through [90-90], which only CUDA3 uses.
-		"CUDA1->CUDA3": {"CUDA1-CUDA3", "PCI:90:00.0 down", "PCI:[90-90] through", "PCI:03:00.0 up"},
+		{Src: "CUDA1", Dst: "CUDA3"}: {"CUDA1-CUDA3", "PCI:90:00.0 down", "PCI:[90-90] through", "PCI:03:00.0 up"},
 		// No bridge named at all.
-		"CUDA3->CUDA0": {"CUDA3-CUDA0", "switch"},
+		{Src: "CUDA3", Dst: "CUDA0"}: {"CUDA3-CUDA0", "switch"},
 	}
-	s := &Simulator{m: &Machine{Routes: routes}, ngpus: 4}
+	s := &Simulator{m: &machine.Machine{Routes: routes}, ngpus: 4}
 	for _, n := range []string{"RAM", "CUDA0", "CUDA1", "CUDA2", "CUDA3"} {
 		s.nodes = append(s.nodes, &memNode{name: n})
 	}

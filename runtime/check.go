@@ -3,6 +3,8 @@ package runtime
 import (
 	"fmt"
 	"math"
+
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // checker holds what Options.Check verifies beyond the simulator's own
@@ -36,7 +38,7 @@ func newChecker(s *Simulator) *checker {
 	for i := range s.g.Tasks {
 		seen := map[int]bool{}
 		for _, a := range s.g.Tasks[i].Buffers {
-			if a.Mode&W != 0 && !seen[a.Handle] {
+			if a.Mode&graph.W != 0 && !seen[a.Handle] {
 				seen[a.Handle] = true
 				c.writes[a.Handle]++
 			}
@@ -57,7 +59,7 @@ func (s *Simulator) checkKernelStart(w *Worker, t *TaskState) {
 		s.fail(fmt.Errorf("check: task %d (%s) starts a second time, on %s", t.id, t.spec.Name, w.Name))
 	}
 	for _, b := range t.bufs {
-		if b.mode&R != 0 && b.h.reps[w.Node].state != invalid {
+		if b.mode&graph.R != 0 && b.h.reps[w.Node].state != invalid {
 			if v := *c.version(b.h, w.Node); v != b.h.version {
 				s.fail(fmt.Errorf("check: task %d (%s) reads version %d of %s on %s, the last written is %d", t.id, t.spec.Name, v, b.h.h.Name, w.Name, b.h.version))
 			}

@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 type msi uint8
@@ -61,7 +63,7 @@ type handleState struct {
 	// starts on a page).
 	valid, allocated, loading uint64
 	size                      int64 // h.SizeBytes, read on hot paths without touching h
-	h                         *Handle
+	h                         *graph.Handle
 	reps                      []replica
 	// wont_use: pending until the last writer submitted before it ends.
 	wontUseAfter *TaskState
@@ -1323,7 +1325,7 @@ func (s *Simulator) pitchedPayload(req *request, route *emulator.Route, bytes fl
 
 // evalPitch evaluates the model of the pitch range containing pitch, else of
 // the nearest range.
-func evalPitch(models []PitchModel, bytes, pitch float64) (float64, bool) {
+func evalPitch(models []machine.PitchModel, bytes, pitch float64) (float64, bool) {
 	best, bestD := -1, math.Inf(1)
 	for i, m := range models {
 		d := 0.0

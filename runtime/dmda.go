@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // The dm/dmda family (StarPU's deque_modeling_policy_data_aware.c): each
@@ -143,7 +145,7 @@ func newDMEntry(t *TaskState) dmEntry {
 		e.nb = int8(len(t.bufs))
 		for k, b := range t.bufs {
 			e.h[k] = b.h
-			if b.mode&R != 0 {
+			if b.mode&graph.R != 0 {
 				e.reads |= 1 << k
 			}
 		}

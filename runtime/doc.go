@@ -4,9 +4,10 @@
 // CPU thread), StarPU's schedulers (eager, prio, random, ws, dm, dmda,
 // dmdap, dmdar, dmdas, dmdasd) and transfers on the emulator's fluid network.
 //
-// Key types: Machine (what the calibration says of the hardware), Graph (the
-// application's tasks in submission order), Options, Run → Result.
+// Key types: machine.Machine (what the calibration says of the hardware,
+// package runtime/machine), graph.Graph (the application's tasks in
+// submission order, package runtime/graph), Options, Run → Result.
 // Schedulers implement the small Scheduler interface; RegisterScheduler adds
 // one. The runtime knows nothing about XML or files: the CLI converts a
-// calibration into a Machine.
+// calibration into a machine.Machine.
 package runtime

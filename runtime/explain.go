@@ -1,6 +1,8 @@
 package runtime
 
-import "encoding/json"
+import (
+	"encoding/json"
+)
 
 // Decision is one scheduling decision of a dm-family scheduler, as
 // --explain writes it: every candidate worker's expected start, the work

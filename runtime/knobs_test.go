@@ -13,6 +13,8 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // TestDMWeights: every explained fitness is alpha·(end - min end) +
@@ -98,17 +100,17 @@ func TestGPUMemLimits(t *testing.T) {
 // Cholesky reads the panel tile twice in its diagonal GEMM) runs with its
 // invariants checked, and pays the per-buffer fetch cost once per data.
 func TestDuplicateBuffer(t *testing.T) {
-	m := &runtime.Machine{CPUCores: 1, CPUArch: "cpu0",
-		Kernels: map[runtime.KernelKey]runtime.KernelStats{{Model: "k", Arch: "cpu0"}: {MeanUS: 1000}},
-		Costs:   runtime.Costs{FetchInputPerBufS: 1e-6}}
-	mk := func(dup bool) *runtime.Graph {
-		b := []runtime.Access{{Handle: 0, Mode: runtime.R}, {Handle: 1, Mode: runtime.R}, {Handle: 2, Mode: runtime.RW}}
+	m := &machine.Machine{CPUCores: 1, CPUArch: "cpu0",
+		Kernels: map[machine.KernelKey]machine.KernelStats{{Model: "k", Arch: "cpu0"}: {MeanUS: 1000}},
+		Costs:   machine.Costs{FetchInputPerBufS: 1e-6}}
+	mk := func(dup bool) *graph.Graph {
+		b := []graph.Access{{Handle: 0, Mode: graph.R}, {Handle: 1, Mode: graph.R}, {Handle: 2, Mode: graph.RW}}
 		if dup {
 			b[1].Handle = 0
 		}
-		return &runtime.Graph{Name: "g", TotalFlops: 1,
-			Handles: []runtime.Handle{{ID: 0, Name: "A", SizeBytes: 8}, {ID: 1, Name: "B", SizeBytes: 8}, {ID: 2, Name: "C", SizeBytes: 8}},
-			Tasks:   []runtime.Task{{ID: 0, Name: "K", Model: "k", Buffers: b}}}
+		return &graph.Graph{Name: "g", TotalFlops: 1,
+			Handles: []graph.Handle{{ID: 0, Name: "A", SizeBytes: 8}, {ID: 1, Name: "B", SizeBytes: 8}, {ID: 2, Name: "C", SizeBytes: 8}},
+			Tasks:   []graph.Task{{ID: 0, Name: "K", Model: "k", Buffers: b}}}
 	}
 	mk2 := func(dup bool) float64 {
 		o := runtime.DefaultOptions()

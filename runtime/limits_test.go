@@ -11,6 +11,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // TestOptionsRefused: options that could only give a wrong or unbounded
@@ -20,19 +21,19 @@ func TestOptionsRefused(t *testing.T) {
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name string
-		edit func(o *runtime.Options, m *runtime.Machine)
+		edit func(o *runtime.Options, m *machine.Machine)
 		want string
 	}{
-		{"negative GPU memory limit", func(o *runtime.Options, _ *runtime.Machine) { o.GPUMemLimitBytes = -1 }, "GPU memory limit -1 bytes is negative"},
-		{"NaN sample interval", func(o *runtime.Options, _ *runtime.Machine) { o.SampleIntervalS = math.NaN() }, "sample interval NaN s"},
-		{"negative sample interval", func(o *runtime.Options, _ *runtime.Machine) { o.SampleIntervalS = -1 }, "sample interval -1 s"},
+		{"negative GPU memory limit", func(o *runtime.Options, _ *machine.Machine) { o.GPUMemLimitBytes = -1 }, "GPU memory limit -1 bytes is negative"},
+		{"NaN sample interval", func(o *runtime.Options, _ *machine.Machine) { o.SampleIntervalS = math.NaN() }, "sample interval NaN s"},
+		{"negative sample interval", func(o *runtime.Options, _ *machine.Machine) { o.SampleIntervalS = -1 }, "sample interval -1 s"},
 		// 90 % of 1 000 000 bytes in whole MiB is 0, which would mean unlimited.
-		{"GPU memory below 2 MiB", func(_ *runtime.Options, m *runtime.Machine) { m.Devices[0].MemoryBytes = 1000000 },
+		{"GPU memory below 2 MiB", func(_ *runtime.Options, m *machine.Machine) { m.Devices[0].MemoryBytes = 1000000 },
 			"CUDA0 has 1000000 bytes of memory: StarPU uses 90 % of it in whole MiB, 0 here; a GPU needs at least 2097152 bytes"},
-		{"negative per-GPU limit", func(o *runtime.Options, _ *runtime.Machine) { o.GPUMemLimitByDevice = map[string]int64{"CUDA2": -5} },
+		{"negative per-GPU limit", func(o *runtime.Options, _ *machine.Machine) { o.GPUMemLimitByDevice = map[string]int64{"CUDA2": -5} },
 			"GPU memory limit of CUDA2, -5 bytes, is negative"},
 		// A per-GPU limit on another GPU leaves this one's 90 %, 0 here.
-		{"GPU memory below 2 MiB, another GPU limited", func(o *runtime.Options, m *runtime.Machine) {
+		{"GPU memory below 2 MiB, another GPU limited", func(o *runtime.Options, m *machine.Machine) {
 			m.Devices[1].MemoryBytes = 1000000
 			o.GPUMemLimitByDevice = map[string]int64{"CUDA0": 64 << 20}
 		}, "CUDA1 has 1000000 bytes of memory: StarPU uses 90 % of it in whole MiB, 0 here"},

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // TestHetSimMetrics: two independent 1 ms tasks then one that reads both,
@@ -18,14 +20,14 @@ import (
 // 2 ms so SLR 1; one worker alone needs 3 ms so speedup 1.5, efficiency
 // 0.75.
 func TestHetSimMetrics(t *testing.T) {
-	m := &runtime.Machine{CPUCores: 2, CPUArch: "cpu0",
-		Kernels: map[runtime.KernelKey]runtime.KernelStats{{Model: "k", Arch: "cpu0", Footprint: 0}: {MeanUS: 1000}}}
-	g := &runtime.Graph{Name: "diamond", TotalFlops: 3e9,
-		Handles: []runtime.Handle{{ID: 0, Name: "A", SizeBytes: 8}, {ID: 1, Name: "B", SizeBytes: 8}},
-		Tasks: []runtime.Task{
-			{ID: 0, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 0, Mode: runtime.RW}}},
-			{ID: 1, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 1, Mode: runtime.RW}}},
-			{ID: 2, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 0, Mode: runtime.R}, {Handle: 1, Mode: runtime.RW}}},
+	m := &machine.Machine{CPUCores: 2, CPUArch: "cpu0",
+		Kernels: map[machine.KernelKey]machine.KernelStats{{Model: "k", Arch: "cpu0", Footprint: 0}: {MeanUS: 1000}}}
+	g := &graph.Graph{Name: "diamond", TotalFlops: 3e9,
+		Handles: []graph.Handle{{ID: 0, Name: "A", SizeBytes: 8}, {ID: 1, Name: "B", SizeBytes: 8}},
+		Tasks: []graph.Task{
+			{ID: 0, Name: "K", Model: "k", Buffers: []graph.Access{{Handle: 0, Mode: graph.RW}}},
+			{ID: 1, Name: "K", Model: "k", Buffers: []graph.Access{{Handle: 1, Mode: graph.RW}}},
+			{ID: 2, Name: "K", Model: "k", Buffers: []graph.Access{{Handle: 0, Mode: graph.R}, {Handle: 1, Mode: graph.RW}}},
 		}}
 	for _, sched := range []string{"eager", "dmda"} {
 		o := runtime.DefaultOptions()
@@ -48,15 +50,15 @@ func TestHetSimMetrics(t *testing.T) {
 // decision log has one line per task (dmda decides each once), each with
 // both candidates, and --explain-task keeps only that task's line.
 func TestEnergyUtilizationExplain(t *testing.T) {
-	m := &runtime.Machine{CPUCores: 2, CPUArch: "cpu0",
-		Kernels: map[runtime.KernelKey]runtime.KernelStats{{Model: "k", Arch: "cpu0", Footprint: 0}: {MeanUS: 1000}},
-		Power:   map[string]runtime.Power{"cpu0": {IdleW: 1, LoadW: 10}}}
-	g := &runtime.Graph{Name: "diamond", TotalFlops: 3e9,
-		Handles: []runtime.Handle{{ID: 0, Name: "A", SizeBytes: 8}, {ID: 1, Name: "B", SizeBytes: 8}},
-		Tasks: []runtime.Task{
-			{ID: 0, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 0, Mode: runtime.RW}}},
-			{ID: 1, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 1, Mode: runtime.RW}}},
-			{ID: 2, Name: "K", Model: "k", Buffers: []runtime.Access{{Handle: 0, Mode: runtime.R}, {Handle: 1, Mode: runtime.RW}}},
+	m := &machine.Machine{CPUCores: 2, CPUArch: "cpu0",
+		Kernels: map[machine.KernelKey]machine.KernelStats{{Model: "k", Arch: "cpu0", Footprint: 0}: {MeanUS: 1000}},
+		Power:   map[string]machine.Power{"cpu0": {IdleW: 1, LoadW: 10}}}
+	g := &graph.Graph{Name: "diamond", TotalFlops: 3e9,
+		Handles: []graph.Handle{{ID: 0, Name: "A", SizeBytes: 8}, {ID: 1, Name: "B", SizeBytes: 8}},
+		Tasks: []graph.Task{
+			{ID: 0, Name: "K", Model: "k", Buffers: []graph.Access{{Handle: 0, Mode: graph.RW}}},
+			{ID: 1, Name: "K", Model: "k", Buffers: []graph.Access{{Handle: 1, Mode: graph.RW}}},
+			{ID: 2, Name: "K", Model: "k", Buffers: []graph.Access{{Handle: 0, Mode: graph.R}, {Handle: 1, Mode: graph.RW}}},
 		}}
 	var log bytes.Buffer
 	o := runtime.DefaultOptions()

@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/starsim/starsim/runtime/graph"
+
 // Observer receives the runtime's events as they happen, in simulated-time
 // order (times in seconds), so traces and statistics are written while the
 // run goes: nothing is kept in memory for them. Methods must not change the
@@ -12,10 +14,10 @@ type Observer interface {
 	// "Executing", "Overhead"); task is the task concerned (nil when Idle).
 	WorkerState(tS float64, w *Worker, state string, task *TaskState)
 	// TransferStart and TransferEnd bracket one copy; id pairs them.
-	TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, handle *Handle)
+	TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, handle *graph.Handle)
 	TransferEnd(tS float64, id uint64)
 	// Memory: "allocate", "free" or "evict" of handle's copy on node.
-	Memory(tS float64, node string, event string, handle *Handle)
+	Memory(tS float64, node string, event string, handle *graph.Handle)
 	// Push and Pop are the scheduler's decisions (Pop: w took task).
 	Push(tS float64, task *TaskState)
 	Pop(tS float64, w *Worker, task *TaskState)
@@ -28,15 +30,15 @@ type Observer interface {
 // NopObserver implements Observer with methods that do nothing.
 type NopObserver struct{}
 
-func (NopObserver) Start([]*Worker, []string)                                             {}
-func (NopObserver) WorkerState(float64, *Worker, string, *TaskState)                      {}
-func (NopObserver) TransferStart(float64, uint64, string, string, int64, string, *Handle) {}
-func (NopObserver) TransferEnd(float64, uint64)                                           {}
-func (NopObserver) Memory(float64, string, string, *Handle)                               {}
-func (NopObserver) Push(float64, *TaskState)                                              {}
-func (NopObserver) Pop(float64, *Worker, *TaskState)                                      {}
-func (NopObserver) TaskDone(*TaskState)                                                   {}
-func (NopObserver) End(float64)                                                           {}
+func (NopObserver) Start([]*Worker, []string)                                                   {}
+func (NopObserver) WorkerState(float64, *Worker, string, *TaskState)                            {}
+func (NopObserver) TransferStart(float64, uint64, string, string, int64, string, *graph.Handle) {}
+func (NopObserver) TransferEnd(float64, uint64)                                                 {}
+func (NopObserver) Memory(float64, string, string, *graph.Handle)                               {}
+func (NopObserver) Push(float64, *TaskState)                                                    {}
+func (NopObserver) Pop(float64, *Worker, *TaskState)                                            {}
+func (NopObserver) TaskDone(*TaskState)                                                         {}
+func (NopObserver) End(float64)                                                                 {}
 
 // Task timing and placement, for observers (times in seconds).
 

@@ -9,6 +9,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // countObs checks the event stream's shape as it comes.
@@ -35,7 +36,7 @@ func (o *countObs) WorkerState(tS float64, w *runtime.Worker, state string, task
 		require.NotNil(o.t, task)
 	}
 }
-func (o *countObs) TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, h *runtime.Handle) {
+func (o *countObs) TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, h *graph.Handle) {
 	o.tick(tS)
 	o.open[id] = true
 	o.starts++
@@ -47,7 +48,7 @@ func (o *countObs) TransferEnd(tS float64, id uint64) {
 	delete(o.open, id)
 	o.ends++
 }
-func (o *countObs) Memory(tS float64, node, event string, h *runtime.Handle) {
+func (o *countObs) Memory(tS float64, node, event string, h *graph.Handle) {
 	o.tick(tS)
 	if event == "allocate" {
 		o.allocs++

@@ -16,6 +16,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 func run(t testing.TB, cal *calibrate.File, app string, n int, opts runtime.Options) *runtime.Result {
@@ -244,14 +245,14 @@ func (o *taskTimes) TaskDone(t *runtime.TaskState) {
 // its inputs' copies.
 func TestSyncGPUKernelBlocksDriver(t *testing.T) {
 	m := calibrate.Default().RuntimeMachine()
-	build := func(sync bool) *runtime.Graph {
+	build := func(sync bool) *graph.Graph {
 		// Task i updates tile 3i from tiles 3i+1 and 3i+2: no dependency.
 		g := synthetic1M(0, 6)
 		base := synthetic1M(1, 3).Tasks[0]
 		for i := 0; i < 2; i++ {
 			tk := base
 			tk.ID = i
-			tk.Buffers = []runtime.Access{{Handle: 3*i + 1, Mode: runtime.R}, {Handle: 3*i + 2, Mode: runtime.R}, {Handle: 3 * i, Mode: runtime.RW}}
+			tk.Buffers = []graph.Access{{Handle: 3*i + 1, Mode: graph.R}, {Handle: 3*i + 2, Mode: graph.R}, {Handle: 3 * i, Mode: graph.RW}}
 			g.Tasks = append(g.Tasks, tk)
 			g.TotalFlops += tk.Flops
 		}
@@ -289,12 +290,12 @@ func TestSyncGPUKernelStallsDriverCopies(t *testing.T) {
 	// 1, synchronous, follows it there; task 2 reads tile 0 on the CPU.
 	for i, tc := range []struct {
 		worker int
-		bufs   []runtime.Access
+		bufs   []graph.Access
 		us     float64
 	}{
-		{1, []runtime.Access{{Handle: 0, Mode: runtime.RW}}, 2e3},
-		{1, []runtime.Access{{Handle: 1, Mode: runtime.RW}}, 10e3},
-		{0, []runtime.Access{{Handle: 0, Mode: runtime.R}, {Handle: 2, Mode: runtime.RW}}, 100},
+		{1, []graph.Access{{Handle: 0, Mode: graph.RW}}, 2e3},
+		{1, []graph.Access{{Handle: 1, Mode: graph.RW}}, 10e3},
+		{0, []graph.Access{{Handle: 0, Mode: graph.R}, {Handle: 2, Mode: graph.RW}}, 100},
 	} {
 		tk := base
 		tk.ID, tk.Buffers, tk.FixedUS, tk.Pinned, tk.Worker = i, tc.bufs, tc.us, true, tc.worker
@@ -326,14 +327,14 @@ func TestBadGraph(t *testing.T) {
 	m := calibrate.Default().RuntimeMachine()
 	for _, tc := range []struct {
 		name string
-		edit func(g *runtime.Graph)
+		edit func(g *graph.Graph)
 		want string
 	}{
-		{"forward dependency", func(g *runtime.Graph) { g.Tasks[0].Deps = []int{1} }, "task 0 (GEMM) depends on task 1, not submitted before it"},
-		{"negative dependency", func(g *runtime.Graph) { g.Tasks[1].Deps = []int{-1} }, "task 1 (GEMM) depends on task -1"},
-		{"unknown wont_use handle", func(g *runtime.Graph) { g.Tasks[1].WontUse = []int{99} }, "task 1 (GEMM): wont_use of unknown handle 99"},
-		{"unknown buffer handle", func(g *runtime.Graph) { g.Tasks[1].Buffers[0].Handle = 99 }, "task 1 (GEMM): unknown handle 99"},
-		{"priority beyond 32 bits", func(g *runtime.Graph) { g.Tasks[1].Priority = math.MaxInt32 + 1 }, "task 1 (GEMM): priority 2147483648 is out of range"},
+		{"forward dependency", func(g *graph.Graph) { g.Tasks[0].Deps = []int{1} }, "task 0 (GEMM) depends on task 1, not submitted before it"},
+		{"negative dependency", func(g *graph.Graph) { g.Tasks[1].Deps = []int{-1} }, "task 1 (GEMM) depends on task -1"},
+		{"unknown wont_use handle", func(g *graph.Graph) { g.Tasks[1].WontUse = []int{99} }, "task 1 (GEMM): wont_use of unknown handle 99"},
+		{"unknown buffer handle", func(g *graph.Graph) { g.Tasks[1].Buffers[0].Handle = 99 }, "task 1 (GEMM): unknown handle 99"},
+		{"priority beyond 32 bits", func(g *graph.Graph) { g.Tasks[1].Priority = math.MaxInt32 + 1 }, "task 1 (GEMM): priority 2147483648 is out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := synthetic1M(2, 6)

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"sync"
+
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // Scheduler decides which worker runs which task. The runtime calls Push
@@ -54,7 +56,7 @@ func (NopHooks) PreExec(*Worker, *TaskState) {}
 func (NopHooks) PostExec(*Worker, *TaskState) {}
 
 // Spec is the task as the application submitted it.
-func (t *TaskState) Spec() *Task { return t.spec }
+func (t *TaskState) Spec() *graph.Task { return t.spec }
 
 // ID is the task's submission index.
 func (t *TaskState) ID() int { return int(t.id) }
@@ -63,7 +65,7 @@ func (t *TaskState) ID() int { return int(t.id) }
 func (t *TaskState) Priority() int { return int(t.prio) }
 
 // preds are the ids of t's dependencies, finished or not.
-func (t *TaskState) preds() []int32 { return t.dg.ids[t.dg.off[t.id]:t.dg.off[t.id+1]] }
+func (t *TaskState) preds() []int32 { return t.dg.Preds(int(t.id)) }
 
 var (
 	schedMu    sync.Mutex

@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // WorkerKind is the kind of processing unit a worker drives.
@@ -78,9 +80,9 @@ type TaskState struct {
 	prefetched   bool
 	wontUse      bool // spec.WontUse is not empty
 
-	spec *Task
+	spec *graph.Task
 	// dg holds the dependency lists (Preds), shared by every task.
-	dg        *depGraph
+	dg        *graph.Deps
 	kernel    int32 // index of spec.Name in Simulator.kernelNames
 	nfetching int32
 
@@ -91,13 +93,13 @@ type TaskState struct {
 }
 
 // workerStats holds a task's model entry per worker (index: Worker.ID).
-type workerStats []*KernelStats
+type workerStats []*machine.KernelStats
 
 // taskBuf is one buffer of a task: its data and access mode, side by side
 // for the loops over a task's buffers.
 type taskBuf struct {
 	h    *handleState
-	mode Mode
+	mode graph.Mode
 	// touch is written, never read, by release: in the padding, a store
 	// that brings the buffers' cache line in for the push (see bufSlots).
 	touch bool
@@ -110,9 +112,9 @@ const bufSlots = 3
 
 // Simulator runs one graph on one machine. Create with New, then Run.
 type Simulator struct {
-	m    *Machine
+	m    *machine.Machine
 	opts Options
-	g    *Graph
+	g    *graph.Graph
 
 	eng   *emulator.Engine
 	net   *emulator.Network
@@ -130,11 +132,11 @@ type Simulator struct {
 	// submitted). Kept apart from the tasks, densely, because a kernel's
 	// end decrements it for each successor, scattered over the graph.
 	npending []int32
-	bufs     []taskBuf           // every task's buffers (TaskState.bufs, bufSlots)
-	deps     depGraph            // every task's dg
-	lastEndS float64             // the latest kernel end: the makespan once all ran
-	routes   [][]*emulator.Route // [src][dst]; nil: no direct route
-	predict  [][]Prediction      // [src][dst]; zero: none
+	bufs     []taskBuf              // every task's buffers (TaskState.bufs, bufSlots)
+	deps     graph.Deps             // every task's dg
+	lastEndS float64                // the latest kernel end: the makespan once all ran
+	routes   [][]*emulator.Route    // [src][dst]; nil: no direct route
+	predict  [][]machine.Prediction // [src][dst]; zero: none
 	// predictGPUs[src][dst] is StarPU's GPU count of the bus (busGPUs).
 	predictGPUs [][]int
 	// pushFreeS is when the submitting (application) thread is free: it
@@ -144,14 +146,14 @@ type Simulator struct {
 	allocFreeS float64
 	dirs       [][]*direction
 	minBw      map[*emulator.Route]float64
-	pitch      map[[2]int][]PitchModel
+	pitch      map[[2]int][]machine.PitchModel
 
 	ndone       int
 	obs         Observer
 	xferID      uint64
 	queuedBytes float64 // bytes of every copy ever queued
 	uncal       map[[2]string]bool
-	kcache      map[KernelKey]*KernelStats
+	kcache      map[machine.KernelKey]*machine.KernelStats
 	checkErr    error
 	chk         *checker // with Options.Check
 	stats       Stats
@@ -179,7 +181,7 @@ type Simulator struct {
 }
 
 // New prepares a simulation of g on m.
-func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
+func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -194,8 +196,8 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(SchedulerNames(), ", "))
 	}
 	s := &Simulator{m: m, opts: opts, g: g, eng: emulator.NewEngine(), rng: rand.New(rand.NewPCG(opts.Seed, 0x5eed5eed)),
-		nodeIdx: map[string]int{}, minBw: map[*emulator.Route]float64{}, pitch: map[[2]int][]PitchModel{},
-		uncal: map[[2]string]bool{}, kcache: map[KernelKey]*KernelStats{}}
+		nodeIdx: map[string]int{}, minBw: map[*emulator.Route]float64{}, pitch: map[[2]int][]machine.PitchModel{},
+		uncal: map[[2]string]bool{}, kcache: map[machine.KernelKey]*machine.KernelStats{}}
 	s.net = emulator.NewNetwork(s.eng, emulator.NetworkOptions{Check: opts.Check})
 	if opts.GPUMemLimitBytes < 0 {
 		return nil, fmt.Errorf("GPU memory limit %d bytes is negative (0: StarPU's default)", opts.GPUMemLimitBytes)
@@ -216,13 +218,17 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	// tail of the task states' slab (page faults were two thirds of
 	// buildGraph's time), while buildGraph fills it from the head.
 	s.tasks = make([]TaskState, len(g.Tasks))
-	depc := make(chan *depGraph, 1)
+	type derived struct {
+		d   *graph.Deps
+		err error
+	}
+	depc := make(chan derived, 1)
 	go func() {
-		d := deps(g)
+		d, err := graph.DeriveDeps(g)
 		if tail := s.tasks[len(s.tasks)*prefaultFrom/100:]; len(tail) > 0 {
 			prefault(unsafe.Pointer(&tail[0]), uintptr(len(tail))*unsafe.Sizeof(tail[0]))
 		}
-		depc <- d
+		depc <- derived{d, err}
 	}()
 	if err := s.buildNodes(); err != nil {
 		return nil, err
@@ -236,11 +242,13 @@ func New(m *Machine, g *Graph, opts Options) (*Simulator, error) {
 	if err := s.buildGraph(); err != nil {
 		return nil, err
 	}
+	// buildGraph's errors come first: they name a task's fault at its
+	// first occurrence, where the dependencies' may come later.
 	d := <-depc
 	if d.err != nil {
 		return nil, d.err
 	}
-	s.attachDeps(d)
+	s.attachDeps(d.d)
 	if opts.Check {
 		s.chk = newChecker(s)
 	}
@@ -332,8 +340,6 @@ func (s *Simulator) buildWorkers() error {
 	return nil
 }
 
-func dirKey(a, b string) string { return a + "->" + b }
-
 func (s *Simulator) buildNetwork() error {
 	ids := map[string]emulator.LinkID{}
 	for _, l := range s.m.Links {
@@ -349,13 +355,13 @@ func (s *Simulator) buildNetwork() error {
 	}
 	s.routes = make([][]*emulator.Route, len(s.nodes))
 	s.dirs = make([][]*direction, len(s.nodes))
-	s.predict = make([][]Prediction, len(s.nodes))
+	s.predict = make([][]machine.Prediction, len(s.nodes))
 	for i, a := range s.nodes {
 		s.routes[i] = make([]*emulator.Route, len(s.nodes))
 		s.dirs[i] = make([]*direction, len(s.nodes))
-		s.predict[i] = make([]Prediction, len(s.nodes))
+		s.predict[i] = make([]machine.Prediction, len(s.nodes))
 		for j, b := range s.nodes {
-			s.predict[i][j] = s.m.Predict[dirKey(a.name, b.name)]
+			s.predict[i][j] = s.m.Predict[machine.Dir{Src: a.name, Dst: b.name}]
 		}
 	}
 	for i, a := range s.nodes {
@@ -363,7 +369,7 @@ func (s *Simulator) buildNetwork() error {
 			if i == j {
 				continue
 			}
-			names, ok := s.m.Routes[dirKey(a.name, b.name)]
+			names, ok := s.m.Routes[machine.Dir{Src: a.name, Dst: b.name}]
 			if !ok {
 				if i != 0 && j != 0 {
 					continue // device pair without peer route: through RAM
@@ -386,7 +392,7 @@ func (s *Simulator) buildNetwork() error {
 			}
 			s.routes[i][j] = r
 			s.minBw[r] = minBw
-			if pm := s.m.Pitch[dirKey(a.name, b.name)]; len(pm) > 0 {
+			if pm := s.m.Pitch[machine.Dir{Src: a.name, Dst: b.name}]; len(pm) > 0 {
 				s.pitch[[2]int{i, j}] = pm
 			}
 			s.dirs[i][j] = &direction{src: i, dst: j, handler: s.handlingNode(i, j)}
@@ -405,8 +411,8 @@ func (s *Simulator) buildNetwork() error {
 		}
 	}
 	for _, p := range s.m.Serial {
-		a, okA := s.parseDir(p[0])
-		b, okB := s.parseDir(p[1])
+		a, okA := s.nodePair(p[0])
+		b, okB := s.nodePair(p[1])
 		if okA && okB && s.dirs[a[0]][a[1]] != nil && s.dirs[b[0]][b[1]] != nil {
 			da, db := s.dirs[a[0]][a[1]], s.dirs[b[0]][b[1]]
 			da.serial = append(da.serial, db)
@@ -490,13 +496,10 @@ func (e *FitError) Error() string {
 		e.Node, e.CapacityBytes, e.Task, e.Name, e.NeedBytes)
 }
 
-func (s *Simulator) parseDir(d string) ([2]int, bool) {
-	src, dst, ok := strings.Cut(d, "->")
-	if !ok {
-		return [2]int{}, false
-	}
-	i, ok1 := s.nodeIdx[src]
-	j, ok2 := s.nodeIdx[dst]
+// nodePair is d's memory nodes; ok is false when one is not in use.
+func (s *Simulator) nodePair(d machine.Dir) ([2]int, bool) {
+	i, ok1 := s.nodeIdx[d.Src]
+	j, ok2 := s.nodeIdx[d.Dst]
 	return [2]int{i, j}, ok1 && ok2
 }
 
@@ -536,8 +539,8 @@ func (s *Simulator) buildGraph() error {
 		}
 	}
 	s.bufs = make([]taskBuf, bufSlots*len(s.g.Tasks), nbuf)
-	var kslab []*KernelStats // per-task entries (pinned or fixed-length tasks)
-	var krows []workerStats  // and their slices
+	var kslab []*machine.KernelStats // per-task entries (pinned or fixed-length tasks)
+	var krows []workerStats          // and their slices
 	type statsKey struct {
 		model string
 		fp    uint32
@@ -618,7 +621,7 @@ func (s *Simulator) buildGraph() error {
 		fresh := true // stats not yet checked runnable
 		if t.Pinned || t.FixedUS > 0 {
 			if cap(kslab)-len(kslab) < nw {
-				kslab = make([]*KernelStats, 0, nw*1024)
+				kslab = make([]*machine.KernelStats, 0, nw*1024)
 			}
 			kslab = kslab[:len(kslab)+nw]
 			if len(krows) == cap(krows) {
@@ -671,125 +674,12 @@ func sameString(a, b string) bool {
 	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
-// depGraph is the dependency graph of a graph's tasks (see deps).
-type depGraph struct {
-	// Task i depends on tasks ids[off[i]:off[i+1]], in the order found;
-	// its successors are succ[succOff[i]:succOff[i+1]], in submission
-	// order. npending[i] counts its dependencies plus one (its submission).
-	ids, off, succOff, succ, npending []int32
-	// wontUseAfter holds, for each wont_use hint in submission order, the
-	// last task that wrote the data before it (-1: none).
-	wontUseAfter []int32
-	err          error
-}
-
-// deps derives the dependencies as StarPU's sequential consistency does at
-// submission: a task depends on its explicit dependencies, on the last
-// task that wrote each of its data and, when it writes, on the data's
-// readers since then. It reads g only (task indices, not pointers: reading
-// a task's id through a pointer costs a cache miss per dependency). A
-// handle out of range stops it with an error that buildGraph reports first.
-func deps(g *Graph) *depGraph {
-	n, nh := len(g.Tasks), len(g.Handles)
-	nbuf := 0
-	for i := range g.Tasks {
-		nbuf += len(g.Tasks[i].Buffers)
-	}
-	lastWriter := make([]int32, nh) // -1: none
-	for i := range lastWriter {
-		lastWriter[i] = -1
-	}
-	// The readers of each handle since its last write: a list, in the
-	// order they read it, through one slab (slices per handle would grow
-	// again and again). head and tail are -1 when the list is empty.
-	type reader struct{ task, next int32 }
-	readers := make([]reader, 0, nbuf)
-	head, tail := make([]int32, nh), make([]int32, nh)
-	for i := range head {
-		head[i] = -1
-	}
-	d := &depGraph{ids: make([]int32, 0, nbuf), off: make([]int32, n+1), npending: make([]int32, n)}
-	nsucc := make([]int32, n+1)
-	for i := range g.Tasks {
-		t := &g.Tasks[i]
-		p0 := len(d.ids)
-		add := func(p int32) {
-			if p < 0 || p == int32(i) {
-				return
-			}
-			for _, q := range d.ids[p0:] {
-				if q == p {
-					return
-				}
-			}
-			d.ids = append(d.ids, p)
-		}
-		for _, dep := range t.Deps {
-			if dep < 0 || dep >= i {
-				d.err = fmt.Errorf("task %d (%s) depends on task %d, not submitted before it", i, t.Name, dep)
-				return d
-			}
-			add(int32(dep))
-		}
-		for _, a := range t.Buffers {
-			id := a.Handle
-			if id < 0 || id >= nh {
-				d.err = fmt.Errorf("task %d (%s): unknown handle %d", i, t.Name, id)
-				return d
-			}
-			add(lastWriter[id])
-			if a.Mode&W != 0 {
-				for r := head[id]; r >= 0; r = readers[r].next {
-					add(readers[r].task)
-				}
-				lastWriter[id], head[id] = int32(i), -1
-			} else {
-				r := int32(len(readers))
-				readers = append(readers, reader{int32(i), -1})
-				if head[id] < 0 {
-					head[id] = r
-				} else {
-					readers[tail[id]].next = r
-				}
-				tail[id] = r
-			}
-		}
-		for _, hid := range t.WontUse {
-			if hid < 0 || hid >= nh {
-				d.err = fmt.Errorf("task %d (%s): wont_use of unknown handle %d", i, t.Name, hid)
-				return d
-			}
-			d.wontUseAfter = append(d.wontUseAfter, lastWriter[hid])
-		}
-		d.off[i+1] = int32(len(d.ids))
-		for _, p := range d.ids[p0:] {
-			nsucc[p+1]++
-		}
-		// Every dependency counts, plus one until the task is submitted:
-		// one that ends before the submission is counted off at its end.
-		d.npending[i] = int32(1 + len(d.ids) - p0)
-	}
-	for i := 0; i < n; i++ {
-		nsucc[i+1] += nsucc[i]
-	}
-	d.succOff = nsucc
-	d.succ = make([]int32, nsucc[n])
-	next := append([]int32(nil), nsucc[:n]...)
-	for i := 0; i < n; i++ {
-		for _, p := range d.ids[d.off[i]:d.off[i+1]] {
-			d.succ[next[p]] = int32(i)
-			next[p]++
-		}
-	}
-	return d
-}
-
 // attachDeps gives the tasks built by buildGraph their dependencies (the
 // tasks' dg points to s.deps).
-func (s *Simulator) attachDeps(d *depGraph) {
+func (s *Simulator) attachDeps(d *graph.Deps) {
 	s.deps = *d
-	s.npending, s.succOff, s.succ = d.npending, d.succOff, d.succ
-	for _, w := range d.wontUseAfter {
+	s.npending, s.succOff, s.succ = d.NPending, d.SuccOff, d.Succ
+	for _, w := range d.WontUseAfter {
 		var after *TaskState
 		if w >= 0 {
 			after = &s.tasks[w]
@@ -800,13 +690,13 @@ func (s *Simulator) attachDeps(d *depGraph) {
 
 // fillStats sets st[w] to t's model entry on worker w: nil where t cannot
 // run (an uncalibrated arch, or not the worker it is pinned to).
-func (s *Simulator) fillStats(st []*KernelStats, t *Task) {
+func (s *Simulator) fillStats(st []*machine.KernelStats, t *graph.Task) {
 	for wi, w := range s.workers {
 		if t.Pinned && wi != t.Worker {
 			continue
 		}
 		if t.FixedUS > 0 {
-			st[wi] = &KernelStats{MeanUS: t.FixedUS}
+			st[wi] = &machine.KernelStats{MeanUS: t.FixedUS}
 			continue
 		}
 		if k, ok := s.lookupKernel(t, w); ok {
@@ -818,13 +708,13 @@ func (s *Simulator) fillStats(st []*KernelStats, t *Task) {
 }
 
 // lookupKernel returns the model entry of t on w's arch, if calibrated.
-func (s *Simulator) lookupKernel(t *Task, w *Worker) (*KernelStats, bool) {
-	key := KernelKey{Model: t.Model, Arch: w.Arch, Footprint: t.Footprint}
+func (s *Simulator) lookupKernel(t *graph.Task, w *Worker) (*machine.KernelStats, bool) {
+	key := machine.KernelKey{Model: t.Model, Arch: w.Arch, Footprint: t.Footprint}
 	if k, ok := s.kcache[key]; ok {
 		return k, k != nil
 	}
 	k, ok := s.m.Kernels[key]
-	var kp *KernelStats
+	var kp *machine.KernelStats
 	if ok && k.MeanUS > 0 {
 		kp = &k
 	}
@@ -833,7 +723,9 @@ func (s *Simulator) lookupKernel(t *Task, w *Worker) (*KernelStats, bool) {
 }
 
 // kernelStats returns t's model entry on w (nil: uncalibrated).
-func (s *Simulator) kernelStats(t *TaskState, w *Worker) *KernelStats { return (*t.stats)[w.ID] }
+func (s *Simulator) kernelStats(t *TaskState, w *Worker) *machine.KernelStats {
+	return (*t.stats)[w.ID]
+}
 
 // Run simulates the whole graph and returns the result.
 func (s *Simulator) Run() (*Result, error) {
@@ -999,11 +891,11 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 		h := b.h
 		r := &h.reps[w.Node]
 		r.refs++
-		if plantedFault == faultKernelBeforeData && b.mode&R != 0 {
+		if plantedFault == faultKernelBeforeData && b.mode&graph.R != 0 {
 			continue
 		}
 		t.nfetching++
-		if b.mode&R == 0 {
+		if b.mode&graph.R == 0 {
 			s.allocate(h, w.Node, levelFetch, func() { s.arrived(int(t.id)) })
 			continue
 		}
@@ -1130,7 +1022,7 @@ func (s *Simulator) startKernel(w *Worker) {
 		}
 		for _, b := range t.bufs {
 			h := b.h
-			if b.mode&R != 0 && h.reps[w.Node].state == invalid {
+			if b.mode&graph.R != 0 && h.reps[w.Node].state == invalid {
 				s.fail(fmt.Errorf("task %d (%s) starts on %s without a valid %s", t.id, t.spec.Name, w.Name, h.h.Name))
 			}
 			if err := h.checkBits(); err != nil {
@@ -1247,7 +1139,7 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 	for _, b := range t.bufs {
 		h := b.h
 		r := &h.reps[w.Node]
-		if b.mode&W != 0 {
+		if b.mode&graph.W != 0 {
 			h.version++
 			// The valid bits, not the replicas: those are scattered.
 			for set := h.valid &^ (1 << uint(w.Node)); set != 0 && plantedFault != faultNoInvalidate; set &= set - 1 {

@@ -9,6 +9,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // copyEnds records when each copy of the first 55 ms ends, by
@@ -19,7 +20,7 @@ type copyEnds struct {
 	ends map[string]float64
 }
 
-func (o *copyEnds) TransferStart(tS float64, id uint64, src, dst string, _ int64, _ string, h *runtime.Handle) {
+func (o *copyEnds) TransferStart(tS float64, id uint64, src, dst string, _ int64, _ string, h *graph.Handle) {
 	o.open[id] = src + "->" + dst + " " + h.Name
 }
 

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // The Simulator is the View its scheduler sees.
@@ -34,7 +36,7 @@ func (s *Simulator) ExpectedTransferUS(t *TaskState, w *Worker) float64 {
 	bit := uint64(1) << uint(w.Node)
 	for _, b := range t.bufs {
 		h := b.h
-		if b.mode&R == 0 || h.size == 0 {
+		if b.mode&graph.R == 0 || h.size == 0 {
 			continue
 		}
 		if (h.ready()|h.loading)&bit != 0 {
@@ -76,7 +78,7 @@ func (s *Simulator) Prefetch(t *TaskState, w *Worker) {
 		h := b.h
 		r := &h.reps[w.Node]
 		r.protect++ // (evictable reads it: the list move may wait)
-		if b.mode&R != 0 {
+		if b.mode&graph.R != 0 {
 			s.fetch(h, w.Node, levelTaskPrefetch, int(t.prio), waiter{})
 		}
 		s.nodes[w.Node].relist(r) // a hit moved it already
@@ -92,7 +94,7 @@ func (s *Simulator) NonReadyBytes(t *TaskState, w *Worker) (nonReady, nonLoading
 func nonReadyBytes(bufs []taskBuf, node int) (nonReady, nonLoading, nonAllocated int64) {
 	bit := uint64(1) << uint(node)
 	for _, b := range bufs {
-		r, l, a := b.h.nonReady(b.mode&R != 0, bit)
+		r, l, a := b.h.nonReady(b.mode&graph.R != 0, bit)
 		nonReady, nonLoading, nonAllocated = nonReady+r, nonLoading+l, nonAllocated+a
 	}
 	return

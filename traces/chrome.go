@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // Process ids of the Chrome trace.
@@ -263,7 +264,7 @@ func (c *Chrome) closeState(id int, ns int64) {
 }
 
 // TransferStart begins an async slice named after the direction.
-func (c *Chrome) TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, h *runtime.Handle) {
+func (c *Chrome) TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, h *graph.Handle) {
 	ns := nsOf(tS)
 	d := c.dirs[c.rc.transferStart(id, src, dst, bytes)]
 	b := c.begin("b", chromeTransfers, d.tid, ns)
@@ -345,7 +346,7 @@ func (c *Chrome) flushCounters() {
 }
 
 // Memory updates the node's "memory used" counter (bytes).
-func (c *Chrome) Memory(tS float64, node string, event string, h *runtime.Handle) {
+func (c *Chrome) Memory(tS float64, node string, event string, h *graph.Handle) {
 	if i, ok := c.rc.memory(node, event, h); ok {
 		c.set(c.used[i], nsOf(tS), c.rc.used[i])
 	}

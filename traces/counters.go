@@ -1,6 +1,9 @@
 package traces
 
-import "github.com/starsim/starsim/runtime"
+import (
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
+)
 
 // runCounters follows the counters a run's traces show, from the runtime's
 // observer events: ready tasks (pushes - pops), bytes allocated per memory
@@ -58,7 +61,7 @@ func (c *runCounters) dir(src, dst string) int {
 	c.dirIdx[k] = d
 	c.inFlight = append(c.inFlight, 0)
 	if c.onDir != nil {
-		c.onDir(d, src+"->"+dst, src, dst)
+		c.onDir(d, machine.Dir{Src: src, Dst: dst}.String(), src, dst)
 	}
 	return d
 }
@@ -69,7 +72,7 @@ func (c *runCounters) pop()  { c.ready-- }
 
 // memory applies an allocation ("allocate") or a release ("free",
 // "evict") of h's copy on node; ok is false for other events.
-func (c *runCounters) memory(node, event string, h *runtime.Handle) (idx int, ok bool) {
+func (c *runCounters) memory(node, event string, h *graph.Handle) (idx int, ok bool) {
 	if h == nil {
 		return 0, false
 	}

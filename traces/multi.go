@@ -1,6 +1,9 @@
 package traces
 
-import "github.com/starsim/starsim/runtime"
+import (
+	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
+)
 
 // Multi returns an Observer passing every event to each of obs in turn (nil
 // ones are skipped), so one run can write several traces.
@@ -28,7 +31,7 @@ func (m multi) WorkerState(tS float64, w *runtime.Worker, state string, task *ru
 	}
 }
 
-func (m multi) TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, h *runtime.Handle) {
+func (m multi) TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, h *graph.Handle) {
 	for _, o := range m {
 		o.TransferStart(tS, id, src, dst, bytes, kind, h)
 	}
@@ -40,7 +43,7 @@ func (m multi) TransferEnd(tS float64, id uint64) {
 	}
 }
 
-func (m multi) Memory(tS float64, node, event string, h *runtime.Handle) {
+func (m multi) Memory(tS float64, node, event string, h *graph.Handle) {
 	for _, o := range m {
 		o.Memory(tS, node, event, h)
 	}

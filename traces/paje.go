@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // Paje writes a Paje trace that pajeng's pj_dump reads, in StarPU's
@@ -84,7 +85,7 @@ type Paje struct {
 	// Open transfers: what their PajeEndLink needs.
 	open map[uint64]pajeLink
 	// handles resolve a task's buffers (SetHandles).
-	handles []runtime.Handle
+	handles []graph.Handle
 }
 
 type pajeLink struct {
@@ -110,10 +111,10 @@ func NewPaje(w io.Writer, h Header) *Paje {
 
 // SetHandles gives the graph's handles (runtime.Graph.Handles), so that
 // each task's Size is its buffers' bytes; call it before the run.
-func (p *Paje) SetHandles(handles []runtime.Handle) { p.handles = handles }
+func (p *Paje) SetHandles(handles []graph.Handle) { p.handles = handles }
 
 // dataSize is the bytes of a task's buffers (0 without handles).
-func (p *Paje) dataSize(spec *runtime.Task) int64 {
+func (p *Paje) dataSize(spec *graph.Task) int64 {
 	var n int64
 	for _, a := range spec.Buffers {
 		if a.Handle >= 0 && a.Handle < len(p.handles) {
@@ -508,7 +509,7 @@ func (p *Paje) value(name string) string {
 
 // TransferStart starts a link between the memory managers: type F, TF, PF,
 // IF or WB, value the size in bytes, key com_<id>.
-func (p *Paje) TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, _ *runtime.Handle) {
+func (p *Paje) TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, _ *graph.Handle) {
 	typ, ok := pajeLinkTypes[kind]
 	if !ok {
 		typ = "F"
@@ -549,7 +550,7 @@ func (p *Paje) TransferEnd(tS float64, id uint64) {
 }
 
 // Memory sets the memory manager's "use" variable (MB = MiB, as StarPU).
-func (p *Paje) Memory(tS float64, node string, event string, h *runtime.Handle) {
+func (p *Paje) Memory(tS float64, node string, event string, h *graph.Handle) {
 	i, ok := p.nodeIdx[node]
 	if !ok || h == nil {
 		return

@@ -16,6 +16,8 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 var traceHeader = Header{Tool: "starsim", Version: "test", Command: "starsim run --app cholesky", Seed: 7}
@@ -36,7 +38,7 @@ func (r *traceRecorder) Start(ws []*runtime.Worker, nodes []string) {
 		r.workers = append(r.workers, w.Name)
 	}
 }
-func (r *traceRecorder) TransferStart(float64, uint64, string, string, int64, string, *runtime.Handle) {
+func (r *traceRecorder) TransferStart(float64, uint64, string, string, int64, string, *graph.Handle) {
 	r.starts++
 }
 func (r *traceRecorder) TaskDone(t *runtime.TaskState) {
@@ -68,15 +70,15 @@ func traceCholesky(t *testing.T, obs runtime.Observer) *runtime.Result {
 // that need an alias of their own, transfers both ways.
 func traceTiny(t testing.TB, obs runtime.Observer) *runtime.Result {
 	t.Helper()
-	m := &runtime.Machine{
+	m := &machine.Machine{
 		CPUCores: 2, CPUArch: "cpu0",
-		Devices: []runtime.Device{{Name: "CUDA0", Kind: "cuda", Arch: "cuda0", MemoryBytes: 1 << 30}},
-		Links:   []runtime.Link{{ID: "pci", BandwidthBps: 1e9, LatencyS: 1e-6}},
-		Routes:  map[string][]string{"RAM->CUDA0": {"pci"}, "CUDA0->RAM": {"pci"}},
-		Predict: map[string]runtime.Prediction{"RAM->CUDA0": {LatencyS: 1e-6, BandwidthBps: 1e9},
-			"CUDA0->RAM": {LatencyS: 1e-6, BandwidthBps: 1e9}},
-		Costs: runtime.Costs{TaskSubmitS: 1e-6, TaskPushS: 2e-6},
-		Kernels: map[runtime.KernelKey]runtime.KernelStats{
+		Devices: []machine.Device{{Name: "CUDA0", Kind: "cuda", Arch: "cuda0", MemoryBytes: 1 << 30}},
+		Links:   []machine.Link{{ID: "pci", BandwidthBps: 1e9, LatencyS: 1e-6}},
+		Routes:  map[machine.Dir][]string{{Src: "RAM", Dst: "CUDA0"}: {"pci"}, {Src: "CUDA0", Dst: "RAM"}: {"pci"}},
+		Predict: map[machine.Dir]machine.Prediction{{Src: "RAM", Dst: "CUDA0"}: {LatencyS: 1e-6, BandwidthBps: 1e9},
+			{Src: "CUDA0", Dst: "RAM"}: {LatencyS: 1e-6, BandwidthBps: 1e9}},
+		Costs: machine.Costs{TaskSubmitS: 1e-6, TaskPushS: 2e-6},
+		Kernels: map[machine.KernelKey]machine.KernelStats{
 			{Model: "init", Arch: "cpu0"}:                    {MeanUS: 100},
 			{Model: "init", Arch: "cuda0"}:                   {MeanUS: 1000},
 			{Model: "big", Arch: "cpu0", Footprint: 0xbeef}:  {MeanUS: 50000},
@@ -84,14 +86,14 @@ func traceTiny(t testing.TB, obs runtime.Observer) *runtime.Result {
 			{Model: "e", Arch: "cpu0"}:                       {MeanUS: 30},
 		},
 	}
-	g := &runtime.Graph{Name: "tiny",
-		Handles: []runtime.Handle{{ID: 0, Name: "A", SizeBytes: 1 << 20}, {ID: 1, Name: "B", SizeBytes: 1 << 20}},
-		Tasks: []runtime.Task{
-			{ID: 0, Name: "INIT", Model: "init", Buffers: []runtime.Access{{Handle: 0, Mode: runtime.W}}},
-			{ID: 1, Name: "INIT", Model: "init", Buffers: []runtime.Access{{Handle: 1, Mode: runtime.W}}},
+	g := &graph.Graph{Name: "tiny",
+		Handles: []graph.Handle{{ID: 0, Name: "A", SizeBytes: 1 << 20}, {ID: 1, Name: "B", SizeBytes: 1 << 20}},
+		Tasks: []graph.Task{
+			{ID: 0, Name: "INIT", Model: "init", Buffers: []graph.Access{{Handle: 0, Mode: graph.W}}},
+			{ID: 1, Name: "INIT", Model: "init", Buffers: []graph.Access{{Handle: 1, Mode: graph.W}}},
 			{ID: 2, Name: `odd "kernel" 1`, Model: "big", Flops: 1e9, Priority: 2, Footprint: 0xbeef,
-				Buffers: []runtime.Access{{Handle: 0, Mode: runtime.R}, {Handle: 1, Mode: runtime.RW}}},
-			{ID: 3, Name: "E", Model: "e", Buffers: []runtime.Access{{Handle: 1, Mode: runtime.R}}},
+				Buffers: []graph.Access{{Handle: 0, Mode: graph.R}, {Handle: 1, Mode: graph.RW}}},
+			{ID: 3, Name: "E", Model: "e", Buffers: []graph.Access{{Handle: 1, Mode: graph.R}}},
 		}}
 	opts := runtime.DefaultOptions()
 	opts.Check = true
@@ -242,7 +244,7 @@ func TestPajeCholesky(t *testing.T) {
 func TestPajeTiny(t *testing.T) {
 	var buf bytes.Buffer
 	p := NewPaje(&buf, traceHeader)
-	p.SetHandles([]runtime.Handle{{ID: 0, Name: "A", SizeBytes: 1 << 20}, {ID: 1, Name: "B", SizeBytes: 1 << 20}})
+	p.SetHandles([]graph.Handle{{ID: 0, Name: "A", SizeBytes: 1 << 20}, {ID: 1, Name: "B", SizeBytes: 1 << 20}})
 	res := traceTiny(t, p)
 	require.NoError(t, p.Close())
 	require.Positive(t, traceCopies(res))

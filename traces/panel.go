@@ -3,6 +3,7 @@ package traces
 import (
 	"github.com/starsim/starsim/internal/timeline"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // PanelRecorder is a runtime.Observer that records what a run panel shows
@@ -98,7 +99,7 @@ func (p *PanelRecorder) WorkerState(tS float64, w *runtime.Worker, state string,
 }
 
 // TransferStart adds the copy's bytes to its direction's bytes in flight.
-func (p *PanelRecorder) TransferStart(tS float64, id uint64, src, dst string, bytes int64, _ string, _ *runtime.Handle) {
+func (p *PanelRecorder) TransferStart(tS float64, id uint64, src, dst string, bytes int64, _ string, _ *graph.Handle) {
 	d := p.rc.transferStart(id, src, dst, bytes)
 	p.tl.Set(p.flight[d], float64(p.rc.inFlight[d]), tS)
 }
@@ -111,7 +112,7 @@ func (p *PanelRecorder) TransferEnd(tS float64, id uint64) {
 }
 
 // Memory follows the bytes allocated on each GPU.
-func (p *PanelRecorder) Memory(tS float64, node, event string, h *runtime.Handle) {
+func (p *PanelRecorder) Memory(tS float64, node, event string, h *graph.Handle) {
 	if i, ok := p.rc.memory(node, event, h); ok && p.memory[i] >= 0 {
 		p.tl.Set(p.memory[i], float64(p.rc.used[i]), tS)
 	}

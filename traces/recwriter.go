@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // Header identifies the run a trace comes from; writers put it first, as
@@ -79,7 +80,7 @@ type RecWriter struct {
 	runtime.NopObserver
 
 	tasks, data *bufio.Writer
-	handles     []runtime.Handle
+	handles     []graph.Handle
 	haveData    bool
 	closed      bool
 	err         error
@@ -123,7 +124,7 @@ func (w *RecWriter) header(bw *bufio.Writer, file string, h Header) {
 // WriteData writes data.rec, one record per handle, and keeps handles to
 // resolve the tasks' buffers (Graph.Handles: a buffer's Handle is an index
 // into it). Call it once, before the run.
-func (w *RecWriter) WriteData(handles []runtime.Handle) error {
+func (w *RecWriter) WriteData(handles []graph.Handle) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -329,18 +330,18 @@ func appendRecFloat(b []byte, v float64) []byte {
 }
 
 // appendMode writes StarPU's mode flags (R, W).
-func appendMode(b []byte, m runtime.Mode) []byte {
-	if m&runtime.R != 0 {
+func appendMode(b []byte, m graph.Mode) []byte {
+	if m&graph.R != 0 {
 		b = append(b, 'R')
 	}
-	if m&runtime.W != 0 {
+	if m&graph.W != 0 {
 		b = append(b, 'W')
 	}
 	return b
 }
 
 // appendDescribe writes StarPU's describe() of h (see RecWriter).
-func appendDescribe(b []byte, h *runtime.Handle) []byte {
+func appendDescribe(b []byte, h *graph.Handle) []byte {
 	switch {
 	case h.Rows <= 0 || h.RowBytes <= 0:
 		b = append(b, 'V')

@@ -16,6 +16,8 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // timesObs records every task's times (s) as the writer sees them.
@@ -64,7 +66,7 @@ func TestRecWriterRoundTrip(t *testing.T) {
 	drecs, err := ReadDataRec(&data, "data.rec")
 	require.NoError(t, err)
 	require.Len(t, drecs, len(g.Handles))
-	addr := map[string]*runtime.Handle{}
+	addr := map[string]*graph.Handle{}
 	for i, d := range drecs {
 		h := &g.Handles[i]
 		addr[d.Handle] = h
@@ -152,44 +154,44 @@ func TestRecWriterRoundTrip(t *testing.T) {
 
 // tinyGraph is a hand-built graph: square float and double tiles, a
 // non-square tile, a vector, an explicit dependency, a task without model.
-func tinyGraph() (*runtime.Machine, *runtime.Graph) {
-	m := &runtime.Machine{
+func tinyGraph() (*machine.Machine, *graph.Graph) {
+	m := &machine.Machine{
 		CPUCores: 2, CPUArch: "cpu0",
-		Routes: map[string][]string{}, Predict: map[string]runtime.Prediction{},
-		Costs: runtime.Costs{TaskSubmitS: 1e-6, TaskPushS: 2e-6},
-		Kernels: map[runtime.KernelKey]runtime.KernelStats{
+		Routes: map[machine.Dir][]string{}, Predict: map[machine.Dir]machine.Prediction{},
+		Costs: machine.Costs{TaskSubmitS: 1e-6, TaskPushS: 2e-6},
+		Kernels: map[machine.KernelKey]machine.KernelStats{
 			{Model: "tiny_init", Arch: "cpu0", Footprint: 0xabc}:      {MeanUS: 100},
 			{Model: "tiny_scale", Arch: "cpu0", Footprint: 0x1234567}: {MeanUS: 250},
 			{Model: "", Arch: "cpu0", Footprint: 1}:                   {MeanUS: 40},
 		},
 	}
-	g := &runtime.Graph{
+	g := &graph.Graph{
 		Name: "tiny",
-		Handles: []runtime.Handle{
+		Handles: []graph.Handle{
 			{ID: 0, Name: "A[0][0]", SizeBytes: 64, RowBytes: 16, Rows: 4, PitchBytes: 32},
 			{ID: 1, Name: "A[1][0]", SizeBytes: 64, RowBytes: 16, Rows: 4, PitchBytes: 32},
 			{ID: 2, Name: "D[12]", SizeBytes: 32, RowBytes: 16, Rows: 2, PitchBytes: 16},
 			{ID: 3, Name: "panel", SizeBytes: 40, RowBytes: 10, Rows: 4, PitchBytes: 10},
 			{ID: 4, Name: "v", SizeBytes: 8},
 		},
-		Tasks: []runtime.Task{
+		Tasks: []graph.Task{
 			{ID: 0, Name: "INIT", Model: "tiny_init", Flops: 1e6, Footprint: 0xabc,
-				Buffers: []runtime.Access{{Handle: 0, Mode: runtime.W}}},
+				Buffers: []graph.Access{{Handle: 0, Mode: graph.W}}},
 			{ID: 1, Name: "SCALE", Model: "tiny_scale", Flops: 2.5e6, Priority: 3, Footprint: 0x1234567,
-				Buffers: []runtime.Access{{Handle: 0, Mode: runtime.R}, {Handle: 1, Mode: runtime.RW}}},
+				Buffers: []graph.Access{{Handle: 0, Mode: graph.R}, {Handle: 1, Mode: graph.RW}}},
 			{ID: 2, Name: "SUM", Flops: 123, Priority: -1, Footprint: 1, Deps: []int{0},
-				Buffers: []runtime.Access{{Handle: 2, Mode: runtime.W}, {Handle: 3, Mode: runtime.RW},
-					{Handle: 4, Mode: runtime.R}},
+				Buffers: []graph.Access{{Handle: 2, Mode: graph.W}, {Handle: 3, Mode: graph.RW},
+					{Handle: 4, Mode: graph.R}},
 				WontUse: []int{4}},
 			{ID: 3, Name: "SCALE", Model: "tiny_scale", Flops: 2.5e6, Footprint: 0x1234567,
-				Buffers: []runtime.Access{{Handle: 1, Mode: runtime.R}, {Handle: 2, Mode: runtime.RW}}},
+				Buffers: []graph.Access{{Handle: 1, Mode: graph.R}, {Handle: 2, Mode: graph.RW}}},
 		},
 	}
 	return m, g
 }
 
 // runTiny runs the tiny graph with w (WriteData(handles) first unless nil).
-func runTiny(t *testing.T, w *RecWriter, handles []runtime.Handle) {
+func runTiny(t *testing.T, w *RecWriter, handles []graph.Handle) {
 	t.Helper()
 	m, g := tinyGraph()
 	if handles != nil {
@@ -308,7 +310,7 @@ func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
 func TestRecWriterContinuation(t *testing.T) {
 	var data bytes.Buffer
 	w := NewRecWriter(nil, &data, Header{})
-	require.NoError(t, w.WriteData([]runtime.Handle{{ID: 7, Name: "two\nlines", SizeBytes: 4, RowBytes: 2, Rows: 1}}))
+	require.NoError(t, w.WriteData([]graph.Handle{{ID: 7, Name: "two\nlines", SizeBytes: 4, RowBytes: 2, Rows: 1}}))
 	require.NoError(t, w.Close())
 	assert.Contains(t, data.String(), "Name: two\n+ lines\n")
 	d, err := ReadDataRec(&data, "d.rec")

@@ -7,7 +7,7 @@ import (
 
 	"github.com/starsim/starsim/internal/srcerr"
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // ReplayOptions control how a recorded trace becomes a task graph.
@@ -46,7 +46,7 @@ type ReplayOptions struct {
 // record's line. A DependsOn naming a JobId no record has is an error
 // unless IgnoreMissingDeps. A dependency on a record that did not execute
 // (a StarPU-internal task) stands for that record's own dependencies.
-func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error) {
+func Graph(recs []TaskRecord, o ReplayOptions) (*graph.Graph, []string, error) {
 	type exec struct {
 		r     *TaskRecord
 		order int64
@@ -82,7 +82,7 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	g := &runtime.Graph{Name: fmt.Sprintf("replay of %d tasks", len(tasks))}
+	g := &graph.Graph{Name: fmt.Sprintf("replay of %d tasks", len(tasks))}
 	handles := map[string]int{}
 	var warn []string
 	if dropped > 0 {
@@ -92,7 +92,7 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error)
 	gflops := 0.0
 	for i, t := range tasks {
 		r := t.r
-		task := runtime.Task{ID: i, Name: r.Name, Model: r.Model, SyncGPU: generation.SyncGPUModel(r.Model)}
+		task := graph.Task{ID: i, Name: r.Name, Model: r.Model, SyncGPU: generation.SyncGPUModel(r.Model)}
 		if task.Name == "" {
 			task.Name = r.Model
 		}
@@ -118,13 +118,13 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*runtime.Graph, []string, error)
 				if k < len(r.Sizes) {
 					size = r.Sizes[k]
 				}
-				g.Handles = append(g.Handles, runtime.Handle{ID: id, Name: "h" + hx, SizeBytes: size})
+				g.Handles = append(g.Handles, graph.Handle{ID: id, Name: "h" + hx, SizeBytes: size})
 			}
 			mode, err := parseMode(r.Modes[k])
 			if err != nil {
 				return nil, nil, srcerr.Errorf(o.File, r.Line, "%v", err)
 			}
-			task.Buffers = append(task.Buffers, runtime.Access{Handle: id, Mode: mode})
+			task.Buffers = append(task.Buffers, graph.Access{Handle: id, Mode: mode})
 		}
 		task.Deps = deps[i]
 		if o.StaticWorkerID {
@@ -299,14 +299,14 @@ func resolveDeps(recs []TaskRecord, exec []*TaskRecord, o ReplayOptions) ([][]in
 	return deps, dropped, nil
 }
 
-func parseMode(m string) (runtime.Mode, error) {
+func parseMode(m string) (graph.Mode, error) {
 	switch strings.ToUpper(m) {
 	case "R":
-		return runtime.R, nil
+		return graph.R, nil
 	case "W":
-		return runtime.W, nil
+		return graph.W, nil
 	case "RW":
-		return runtime.RW, nil
+		return graph.RW, nil
 	}
 	return 0, fmt.Errorf("access mode %q not supported in replay (want R, W or RW)", m)
 }

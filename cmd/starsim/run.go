@@ -22,6 +22,7 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/traces"
 )
 
@@ -239,7 +240,7 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 	// when the calibration asks for another (errors are reported as
 	// before, the calibration's first).
 	type built struct {
-		g   *runtime.Graph
+		g   *graph.Graph
 		err error
 	}
 	o := models.Options{N: f.n, Block: f.block, Precision: prec, PrioritySched: f.sched, NoPrio: f.noPrio}
@@ -347,7 +348,7 @@ func resumeGC() {
 
 // simulate runs g on mc with the run flags' options, explain log, traces
 // and panel (written through out).
-func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *runtime.Graph, out *outputSet) (*runtime.Result, error) {
+func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *outputSet) (*runtime.Result, error) {
 	m := mc.file.RuntimeMachine()
 	opts := runtime.DefaultOptions()
 	opts.Sched, opts.NCPU, opts.NCUDA, opts.Seed, opts.Check = f.sched, f.ncpu, f.ncuda, f.seed, f.check
@@ -434,7 +435,7 @@ func gflopsText(r *runtime.Result) string {
 
 // openTraces creates the requested trace writers (f.observer: nil when
 // none) and --plot's recorder (f.panel).
-func (f *runFlags) openTraces(g *runtime.Graph, out *outputSet) error {
+func (f *runFlags) openTraces(g *graph.Graph, out *outputSet) error {
 	f.observer, f.panel = nil, nil
 	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" && f.plot == "" {
 		return nil

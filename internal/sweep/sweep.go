@@ -13,6 +13,7 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // Machine is one calibration to sweep, after any what-if transform; Label
@@ -153,7 +154,7 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done, samples := 0, 0
-	machines := make([]*runtime.Machine, len(p.Machines))
+	machines := make([]*machine.Machine, len(p.Machines))
 	for i, m := range p.Machines {
 		machines[i] = m.File.RuntimeMachine()
 	}
@@ -198,7 +199,7 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 	return rows, nil
 }
 
-func (p *Plan) run(j Job, m *runtime.Machine, total int) (Row, error) {
+func (p *Plan) run(j Job, m *machine.Machine, total int) (Row, error) {
 	s, res, o, err := p.prepare(j, m)
 	if err != nil {
 		return Row{}, err
@@ -223,7 +224,7 @@ func (p *Plan) Check(j Job) error {
 
 // prepare builds job j's graph and simulator on m, and returns them with
 // the generation resolution and the options of the run.
-func (p *Plan) prepare(j Job, m *runtime.Machine) (*runtime.Simulator, *generation.Resolution, runtime.Options, error) {
+func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generation.Resolution, runtime.Options, error) {
 	prec := models.Single
 	if p.Double {
 		prec = models.Double

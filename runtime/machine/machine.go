@@ -1,6 +1,25 @@
-package runtime
+package machine
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
+
+// Dir is a transfer direction between two memory nodes ("RAM", "CUDA0").
+type Dir struct{ Src, Dst string }
+
+// String is StarPU's and the calibration's spelling, "SRC->DST".
+func (d Dir) String() string { return d.Src + "->" + d.Dst }
+
+// ParseDir reads "SRC->DST"; ok is false without the arrow or with an
+// empty end.
+func ParseDir(s string) (d Dir, ok bool) {
+	src, dst, ok := strings.Cut(s, "->")
+	if !ok || src == "" || dst == "" {
+		return Dir{}, false
+	}
+	return Dir{src, dst}, true
+}
 
 // Machine is the hardware and calibration the runtime runs on.
 type Machine struct {
@@ -11,16 +30,16 @@ type Machine struct {
 	RAMBytes int64 // 0: unlimited
 	Devices  []Device
 	Links    []Link
-	// Routes maps "SRC->DST" (memory nodes) to link ids; a GPU pair without
-	// a route goes through RAM.
-	Routes map[string][]string
-	// Predict holds the scheduler's transfer predictions per "SRC->DST".
-	Predict map[string]Prediction
-	// Pitch holds measured 2D-copy models per "SRC->DST" (optional).
-	Pitch map[string][]PitchModel
+	// Routes maps a direction between memory nodes to its link ids; a GPU
+	// pair without a route goes through RAM.
+	Routes map[Dir][]string
+	// Predict holds the scheduler's transfer predictions per direction.
+	Predict map[Dir]Prediction
+	// Pitch holds measured 2D-copy models per direction (optional).
+	Pitch map[Dir][]PitchModel
 	// Serial lists pairs of directions whose copies never overlap: a copy
 	// flows once those issued before it in the other direction have ended.
-	Serial [][2]string
+	Serial [][2]Dir
 	Costs  Costs
 	// Kernels holds duration statistics per (model, arch, footprint).
 	Kernels map[KernelKey]KernelStats
@@ -38,7 +57,6 @@ type Device struct {
 	Kind        string // "cuda", "opencl", "hip"
 	Arch        string // perf-model arch: "cuda0"
 	MemoryBytes int64
-	DriverCore  int
 }
 
 // Link is a network link (bandwidth B/s, latency s).
@@ -72,14 +90,13 @@ type PitchSegment struct {
 
 // Costs of the runtime, in seconds.
 type Costs struct {
-	DeviceAllocS       float64
-	DeviceFreeS        float64
-	PinnedAllocSPerMiB float64
-	TransferQueueS     float64
-	DeviceTaskQueueS   float64
-	TaskSubmitS        float64
-	TaskPushS          float64
-	FetchInputPerBufS  float64
+	DeviceAllocS      float64
+	DeviceFreeS       float64
+	TransferQueueS    float64
+	DeviceTaskQueueS  float64
+	TaskSubmitS       float64
+	TaskPushS         float64
+	FetchInputPerBufS float64
 }
 
 // KernelKey names a kernel model entry.
