@@ -6,7 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
+	rtm "github.com/starsim/starsim/runtime/machine"
 )
 
 // archGroup is a run's workers of one perf-model arch.
@@ -21,7 +22,7 @@ type archGroup struct {
 
 // workerArchs groups the workers a run on m gets (ncpu, ncuda: the run's
 // options, -1 for StarPU's defaults) by arch, as runtime builds them.
-func workerArchs(m *runtime.Machine, ncpu, ncuda int) []archGroup {
+func workerArchs(m *rtm.Machine, ncpu, ncuda int) []archGroup {
 	var gpus []archGroup
 	for _, d := range m.Devices {
 		if d.Kind != "cuda" && d.Kind != "hip" {
@@ -59,7 +60,7 @@ func workerArchs(m *runtime.Machine, ncpu, ncuda int) []archGroup {
 // for its model and footprint; a task of fixed duration runs anywhere; a
 // pinned one only on its worker). The result is indexed as groups; each
 // list is sorted.
-func uncalibratedModels(m *runtime.Machine, g *runtime.Graph, groups []archGroup) [][]string {
+func uncalibratedModels(m *rtm.Machine, g *graph.Graph, groups []archGroup) [][]string {
 	missing := make([]map[string]bool, len(groups))
 	for i := range missing {
 		missing[i] = map[string]bool{}
@@ -83,7 +84,7 @@ func uncalibratedModels(m *runtime.Machine, g *runtime.Graph, groups []archGroup
 			if t.Pinned && (t.Worker < grp.first || t.Worker >= grp.first+len(grp.names)) {
 				continue
 			}
-			if e, ok := m.Kernels[runtime.KernelKey{Model: t.Model, Arch: grp.arch, Footprint: t.Footprint}]; !ok || !(e.MeanUS > 0) {
+			if e, ok := m.Kernels[rtm.KernelKey{Model: t.Model, Arch: grp.arch, Footprint: t.Footprint}]; !ok || !(e.MeanUS > 0) {
 				missing[i][t.Model] = true
 			}
 		}
@@ -100,7 +101,7 @@ func uncalibratedModels(m *runtime.Machine, g *runtime.Graph, groups []archGroup
 
 // graphModels lists the kernel models of g's tasks that take a model
 // entry (not of fixed duration), sorted.
-func graphModels(g *runtime.Graph) []string {
+func graphModels(g *graph.Graph) []string {
 	set := map[string]bool{}
 	for ti := range g.Tasks {
 		if g.Tasks[ti].FixedUS <= 0 {
@@ -117,7 +118,7 @@ func graphModels(g *runtime.Graph) []string {
 
 // warnUncalibrated writes uncalibratedWarnings on stderr, each once,
 // after what (naming the run among others; "" for none).
-func warnUncalibrated(stderr io.Writer, what string, m *runtime.Machine, g *runtime.Graph, ncpu, ncuda int, said map[string]bool) {
+func warnUncalibrated(stderr io.Writer, what string, m *rtm.Machine, g *graph.Graph, ncpu, ncuda int, said map[string]bool) {
 	for _, w := range uncalibratedWarnings(m, g, ncpu, ncuda) {
 		if line := fmt.Sprintf("starsim: warning: %s%s\n", what, w); !said[line] {
 			said[line] = true
@@ -131,7 +132,7 @@ func warnUncalibrated(stderr io.Writer, what string, m *runtime.Machine, g *runt
 // arch, and which kernels will not run on some workers for want of a
 // model there (StarPU over SimGrid would abort on either). Groups of GPUs
 // that lack the same models are named together.
-func uncalibratedWarnings(m *runtime.Machine, g *runtime.Graph, ncpu, ncuda int) []string {
+func uncalibratedWarnings(m *rtm.Machine, g *graph.Graph, ncpu, ncuda int) []string {
 	groups := workerArchs(m, ncpu, ncuda)
 	missing := uncalibratedModels(m, g, groups)
 	all := strings.Join(graphModels(g), ", ")
