@@ -111,7 +111,7 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"run --ncuda 99", nil, 2, "--ncuda 99: starsim-default-2s-4v100 has 4 GPUs"},
 		{"run --ncpu 1000", nil, 2, "--ncpu 1000: 1000 CPU workers and 4 GPU drivers need 1004 cores, starsim-default-2s-4v100 has 40: at most 36 CPU workers"},
 		{"run --ncpu 0 --ncuda 0", nil, 2, "--ncpu 0: with 0 GPU workers, no worker would run the tasks"},
-		{"run --ncpu 1e3", nil, 2, "invalid value \"1e3\" for flag -ncpu"},
+		{"run --ncpu 1e3", nil, 2, "--ncpu 1e3: want an integer (see starsim run --help)"},
 		{"run --gpu-mem -1", nil, 2, "--gpu-mem -1: negative; want a GPU memory limit from 2MiB to 1PiB"},
 		{"run --gpu-mem -1MiB", nil, 2, "--gpu-mem -1MiB: negative; want a GPU memory limit"},
 		{"run --gpu-mem 1e300", nil, 2, "--gpu-mem 1e300: unknown unit \"e300\"; want a GPU memory limit from 2MiB to 1PiB"},
@@ -127,12 +127,12 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"run --n -960", nil, 2, "--n -960: want a matrix order > 0"},
 		{"run --block 0", nil, 2, "--block 0: want a tile size > 0"},
 		{"run --n 9601", nil, 2, "--n 9601: not a multiple of --block 960"},
-		{"run --n abc", nil, 2, "invalid value \"abc\" for flag -n"},
-		{"run --n 99999999999999999999", nil, 2, "invalid value"},
+		{"run --n abc", nil, 2, "--n abc: want an integer"},
+		{"run --n 99999999999999999999", nil, 2, "--n 99999999999999999999: out of range"},
 		{"run --block 960 --n 3840 --app qr", nil, 2, "--app qr: unknown application"},
 		{"run --sched fifo2", nil, 2, "--sched fifo2: unknown scheduler"},
 		{"run --durations uniform", nil, 2, "--durations uniform: want mean, normal or histogram"},
-		{"run --seed -1", nil, 2, "invalid value \"-1\" for flag -seed"},
+		{"run --seed -1", nil, 2, "--seed -1: want an integer >= 0"},
 		{"run --explain-task 3", nil, 2, "--explain-task needs --explain FILE"},
 		{"run --explain-task -5 --explain $D/e.log", nil, 2, "--explain-task -5: want a task id >= 0"},
 		{"run --n 1920 --explain-task 999 --explain $D/e.log", nil, 2, "--explain-task 999: the graph has 4 tasks (ids 0 to 3)"},
@@ -148,7 +148,7 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"run --trace-paje /proc/starsim.paje", nil, 1, "cannot create files in /proc"},
 		{"run --cpuprofile $D/missing/cpu.prof", nil, 1, "directory $D/missing does not exist"},
 		{"run extra", nil, 2, "unexpected argument \"extra\""},
-		{"run --bogus", nil, 2, "flag provided but not defined: -bogus"},
+		{"run --bogus", nil, 2, "--bogus: unknown flag (see starsim run --help)"},
 		{"run --calib $D/missing.json", nil, 1, "$D/missing.json: no such file or directory"},
 		{"run --calib $D", nil, 1, "$D: is a directory"},
 		{"run --calib $D/empty.json", f("empty.json", ""), 1, "$D/empty.json:1: truncated JSON"},
@@ -210,7 +210,7 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"replay --calib $D/nope.json $REC", nil, 1, "$D/nope.json: no such file or directory"},
 		{"replay --calib default --gpu-mem 400M $REC", nil, 2, "--gpu-mem 400M: unit \"M\" is ambiguous"},
 		{"replay --calib default --gpus 99 $REC", nil, 2, "--gpus 99: 99 GPUs: at most 63"},
-		{"replay --calib default --starpu-generation 1.3 $REC", nil, 2, "flag provided but not defined: -starpu-generation"},
+		{"replay --calib default --starpu-generation 1.3 $REC", nil, 2, "--starpu-generation: unknown flag (see starsim replay --help)"},
 		{"replay --calib default --plot $D/x.gif $REC", nil, 2, "--plot $D/x.gif: unsupported extension \".gif\""},
 		{"replay --calib default $PAJE", nil, 1, "$PAJE: a Paje trace holds no data accesses nor dependencies to replay"},
 
@@ -242,11 +242,11 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"sweep --n 9601", nil, 2, "--n 9601: not a multiple of --block 960"},
 		{"sweep --n 9600,9600", nil, 2, "\"9600\" is listed twice"},
 		{"sweep --n ,", nil, 2, "--n ,: empty list"},
-		{"sweep --n 480000 --sched dmda,dmdar -j 2", nil, 2, "--j 2: 2 runs at once hold up to 41917000 tasks: at most 33554432 (2^25) in memory; lower -j"},
+		{"sweep --n 480000 --sched dmda,dmdar -j 2", nil, 2, "-j 2: 2 runs at once hold up to 41917000 tasks: at most 33554432 (2^25) in memory; lower -j"},
 		{"sweep --n 1920000", nil, 2, "has 1335334000 tasks"},
-		{"sweep -j 0", nil, 2, "--j 0: want 1 to 1024 parallel runs"},
-		{"sweep -j -1", nil, 2, "--j -1: want 1 to 1024"},
-		{"sweep -j 100000", nil, 2, "--j 100000"},
+		{"sweep -j 0", nil, 2, "-j 0: want 1 to 1024 parallel runs"},
+		{"sweep -j -1", nil, 2, "-j -1: want 1 to 1024"},
+		{"sweep -j 100000", nil, 2, "-j 100000"},
 		{"sweep --shard 1/2junk", nil, 2, "--shard 1/2junk: want I/N with 1 <= I <= N"},
 		{"sweep --shard 0/2", nil, 2, "--shard 0/2"},
 		{"sweep --shard 3/2", nil, 2, "--shard 3/2"},
@@ -325,7 +325,6 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"sweep merge $D/none.csv --csv $D/out.csv", nil, 1, "$D/none.csv: no such file or directory"},
 
 		// calibrate.
-		{"calibrate", nil, 2, "missing subcommand (want import, show, fit"},
 		{"calibrate frobnicate", nil, 2, "unknown subcommand \"frobnicate\""},
 		{"calibrate import", nil, 2, "want --starpu DIR --host NAME -o FILE.calib.json"},
 		{"calibrate import --starpu $D/none --host h -o $D", nil, 1, "-o $D: is a directory"},
@@ -358,7 +357,6 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"calibrate fit -o $D/o.json --base $D/none.json --kernels $D/k.csv", f("k.csv", "chol,cuda0,24c84a50,10,1\n"), 1, "$D/none.json: no such file or directory"},
 
 		// platform.
-		{"platform", nil, 2, "missing subcommand"},
 		{"platform show", nil, 2, "want exactly one platform FILE"},
 		{"platform show $D/none.xml", nil, 1, "$D/none.xml"},
 		{"platform show $D/p.xml", f("p.xml", "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">"), 1, "$D/p.xml:"},
@@ -392,8 +390,18 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"replay $D/big.rec", f("big.rec", sparse), 1, "$D/big.rec: 3221225472 bytes, more than 2147483648 (2 GiB)"},
 		{"compare $D/big.rec $REC", f("big.rec", sparse), 1, "more than 2147483648 (2 GiB)"},
 
-		// the command itself.
-		{"frobnicate", nil, 2, "unknown command \"frobnicate\""},
+		// the command itself (a bare command prints its usage: cli_test.go).
+		{"frobnicate", nil, 2, "unknown command \"frobnicate\" (want calibrate, compare, netsim, platform, replay, run, sweep, version; see starsim --help)"},
+		{"compare $D/n.txt $REC", f("n.txt", "\nsome notes\n"), 1, "$D/n.txt:2: expected \"Field: value\", got \"some notes\"; not a trace starsim reads: want a tasks.rec (a file, or a directory holding it or paje.trace), a Chrome JSON trace or a Paje trace"},
+		{"replay --calib default $D/n.txt", f("n.txt", "some notes\n"), 1, "; not a trace starsim reads: want a tasks.rec"},
+		{"calibrate frob", nil, 2, "unknown subcommand \"frob\" (want fit, import, plot, show; see starsim calibrate --help)"},
+		{"platform show --bogus", nil, 2, "--bogus: unknown flag (see starsim platform show --help)"},
+		{"sweep -ncpu 2", nil, 2, "-ncpu: unknown flag: long flags take two dashes, --ncpu"},
+		{"sweep -j", nil, 2, "-j: needs a value"},
+		{"sweep -j x", nil, 2, "-j x: want an integer"},
+		{"run --json=maybe", nil, 2, "--json maybe: want true or false"},
+		{"help frob", nil, 2, "unknown command \"frob\" (want calibrate,"},
+		{"version extra", nil, 2, "unexpected argument \"extra\""},
 	}
 	return cases
 }
@@ -429,10 +437,7 @@ func TestAdversarialInputs(t *testing.T) {
 			assert.Equal(t, c.code, code, "exit code; stderr: %s", errs)
 			assert.Empty(t, out, "nothing on stdout on failure")
 			assert.True(t, strings.HasSuffix(errs, "\n") && strings.Count(errs, "\n") == 1, "one line on stderr, got %q", errs)
-			prefix := "starsim " + commandName(args) + ": "
-			if c.args == "frobnicate" {
-				prefix = "starsim: "
-			}
+			prefix := prefix(commandName(args)) + ": "
 			assert.True(t, strings.HasPrefix(errs, prefix), "prefix %q, got %q", prefix, errs)
 			assert.Contains(t, errs, r.Replace(c.msg))
 			if m := docLocation.FindStringSubmatch(errs); m != nil && m[1] == m[3] && strings.Contains(m[1], "/") {

@@ -5,49 +5,55 @@ import (
 	"io"
 	"sort"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/internal/plot"
 )
 
-func runCalibratePlot(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("calibrate plot", "[FILE]", `
+func calibratePlotCmd() *cobra.Command {
+	return leaf("plot [FILE]", "plot a kernel model's duration against data size, as starpu_perfmodel_plot", `
 Draws a kernel model as starpu_perfmodel_plot does: duration (ms) against
 the task's total data size (bytes), log-log, one series per arch (the mean
 of each footprint, with its standard deviation as an error bar) and the
 model's regressions when it has usable ones; below, for each arch whose
 footprints have duration histograms (calibrate fit makes them), the
-histograms. Calibration: FILE, --starpu DIR --host NAME, or the embedded one.`, stderr)
-	model := fs.String("model", "", "kernel model symbol (chol_model_gemm); required")
-	arch := fs.String("arch", "", "only this arch (cuda0) or kind (cpu, cuda)")
-	out := fs.String("o", "", "output figure (.png or .svg); required")
-	dir := fs.String("starpu", "", "StarPU sampling directory instead of a calibration file")
-	host := fs.String("host", "", "host name, with --starpu")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 1 || *model == "" || *out == "" {
+histograms. Calibration: FILE, --starpu DIR --host NAME, or the embedded one.`, func(fs *pflag.FlagSet) runner {
+		model := fs.String("model", "", "kernel model `SYMBOL` (chol_model_gemm); required")
+		arch := fs.String("arch", "", "only this `ARCH` (cuda0) or kind (cpu, cuda)")
+		out := fs.StringP("output", "o", "", "output figure `FILE` (.png or .svg); required")
+		dir := fs.String("starpu", "", "StarPU sampling directory `DIR` instead of a calibration file")
+		host := fs.String("host", "", "host `NAME`, with --starpu")
+		return func(pos []string, stdout, stderr io.Writer) error {
+			return calibratePlot(pos, *model, *arch, *out, *dir, *host, stdout, stderr)
+		}
+	})
+}
+
+func calibratePlot(pos []string, model, arch, out, dir, host string, stdout, stderr io.Writer) error {
+	if len(pos) > 1 || model == "" || out == "" {
 		return &usageError{"want --model SYMBOL -o F.png|F.svg [FILE | --starpu DIR --host NAME]"}
 	}
-	if err := checkOutput("o", *out, ".png", ".svg"); err != nil {
+	if err := checkOutput("-o", out, ".png", ".svg"); err != nil {
 		return err
 	}
 	file := ""
 	if len(pos) == 1 {
 		file = pos[0]
 	}
-	f, err := loadCalibration(file, *dir, *host, stderr)
+	f, err := loadCalibration(file, dir, host, stderr)
 	if err != nil {
 		return err
 	}
-	ms, err := f.SelectModels(*model, *arch)
+	ms, err := f.SelectModels(model, arch)
 	if err != nil {
 		return &usageError{err.Error()}
 	}
-	if err := plot.SaveModelFigure(modelFigure(f.Name, *model, ms), *out); err != nil {
+	if err := plot.SaveModelFigure(modelFigure(f.Name, model, ms), out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: model %s, %d arch(s)\n", *out, *model, len(ms))
+	fmt.Fprintf(stdout, "%s: model %s, %d arch(s)\n", out, model, len(ms))
 	return nil
 }
 

@@ -69,3 +69,29 @@ func FuzzFlagValues(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCommandLine: any two arguments after a command are parsed (pflag)
+// into a result, help, or one "starsim CMD: ..." line with exit 2 or 1,
+// never a panic, nothing on stdout on failure. netsim fails or finishes
+// at once whatever it is given.
+func FuzzCommandLine(f *testing.F) {
+	for _, a := range [][2]string{{"--demo", "--table"}, {"-", "--"}, {"--table=maybe", "x"}, {"-x", "--demo"}, {"---demo", ""},
+		{"-demo", "-h"}, {"--demo=1", "--plain-maxmin=0"}, {"--", "--demo"}, {"-=", "--="}, {"--demo", "-tx"}, {"help", "netsim"}} {
+		f.Add(a[0], a[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		code, out, errs := runCLI("netsim", a, b)
+		switch code {
+		case 0:
+			if errs != "" {
+				t.Fatalf("%q %q: exit 0 with stderr %q", a, b, errs)
+			}
+		case 1, 2:
+			if out != "" || !strings.HasPrefix(errs, "starsim netsim: ") || strings.Count(errs, "\n") != 1 || !strings.HasSuffix(errs, "\n") {
+				t.Fatalf("%q %q: exit %d, stdout %q, stderr %q", a, b, code, out, errs)
+			}
+		default:
+			t.Fatalf("%q %q: exit %d", a, b, code)
+		}
+	})
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/calibrate/starpu"
@@ -50,7 +51,7 @@ type machineFlags struct {
 // register declares the machine flags on fs; lists makes the calibration,
 // host and what-if flags lists (sweep); gen adds --starpu-generation (run
 // and sweep build the graph of a generation; replay maps the trace's names).
-func (m *machineFlags) register(fs *flag.FlagSet, lists, gen bool) {
+func (m *machineFlags) register(fs *pflag.FlagSet, lists, gen bool) {
 	m.lists = lists
 	list := func(what string) string {
 		if lists {
@@ -58,19 +59,19 @@ func (m *machineFlags) register(fs *flag.FlagSet, lists, gen bool) {
 		}
 		return what
 	}
-	fs.StringVar(&m.calib, "calib", "", list("calibration file (*.calib.json); \"default\" for the built-in example machine"))
-	fs.StringVar(&m.starpuDir, "starpu", "", "StarPU sampling directory (default: StarPU's: STARPU_PERF_MODEL_DIR, else $STARPU_HOME/.starpu/sampling, ...)")
-	fs.StringVar(&m.host, "host", "", list("host name of the StarPU calibration (default: STARPU_HOSTNAME, else this machine's name)"))
+	fs.StringVar(&m.calib, "calib", "", list("calibration `FILE` (*.calib.json); \"default\" for the built-in example machine"))
+	fs.StringVar(&m.starpuDir, "starpu", "", "StarPU sampling directory `DIR` (default: StarPU's: STARPU_PERF_MODEL_DIR, else $STARPU_HOME/.starpu/sampling, ...)")
+	fs.StringVar(&m.host, "host", "", list("host `NAME` of the StarPU calibration (default: STARPU_HOSTNAME, else this machine's name)"))
 	if gen {
-		fs.StringVar(&m.generation, "starpu-generation", "auto", "StarPU generation of the calibration's models and of the task graph: 1.3, 1.4 or auto (from the model names)")
+		fs.StringVar(&m.generation, "starpu-generation", "auto", "StarPU generation `G` of the calibration's models and of the task graph: 1.3, 1.4 or auto (from the model names)")
 	}
-	fs.StringVar(&m.gpus, "gpus", "", list("what-if: CUDA GPU count (clone the last GPU, or drop the highest-numbered)"))
-	fs.StringVar(&m.pciScale, "pci-bw-scale", "", list("what-if: factor on every link bandwidth and predicted transfer bandwidth"))
-	fs.StringVar(&m.gpuMem, "gpu-mem", "", list("GPU memory StarPU may use, per GPU, e.g. 400MiB, 3GiB or bytes (STARPU_LIMIT_CUDA_MEM; default: 90% of each GPU's memory)"))
-	fs.StringVar(&m.gpuFrom, "gpu-from", "", "what-if: calibration file whose first GPU (kernel models, memory, model name) replaces every GPU")
-	fs.StringVar(&m.alpha, "sched-alpha", "", "dm schedulers' weight of the expected end (STARPU_SCHED_ALPHA, default 1)")
-	fs.StringVar(&m.beta, "sched-beta", "", "dm schedulers' weight of the transfer time (STARPU_SCHED_BETA, default 1)")
-	fs.StringVar(&m.gamma, "sched-gamma", "", "dm schedulers' weight of the energy, µs per joule (STARPU_SCHED_GAMMA, default 1000)")
+	fs.StringVar(&m.gpus, "gpus", "", list("what-if: CUDA GPU count `K` (clone the last GPU, or drop the highest-numbered)"))
+	fs.StringVar(&m.pciScale, "pci-bw-scale", "", list("what-if: factor `X` on every link bandwidth and predicted transfer bandwidth"))
+	fs.StringVar(&m.gpuMem, "gpu-mem", "", list("GPU memory StarPU may use per GPU, `SIZE` such as 400MiB, 3GiB or bytes (STARPU_LIMIT_CUDA_MEM; default: 90% of each GPU's memory)"))
+	fs.StringVar(&m.gpuFrom, "gpu-from", "", "what-if: calibration `FILE` whose first GPU (kernel models, memory, model name) replaces every GPU")
+	fs.StringVar(&m.alpha, "sched-alpha", "", "dm schedulers' weight `A` of the expected end (STARPU_SCHED_ALPHA, default 1)")
+	fs.StringVar(&m.beta, "sched-beta", "", "dm schedulers' weight `B` of the transfer time (STARPU_SCHED_BETA, default 1)")
+	fs.StringVar(&m.gamma, "sched-gamma", "", "dm schedulers' weight `G` of the energy, µs per joule (STARPU_SCHED_GAMMA, default 1000)")
 }
 
 // machine is one machine a command runs on.

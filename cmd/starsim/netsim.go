@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/starsim/starsim/emulator"
 	"github.com/starsim/starsim/platforms/netsim"
@@ -29,20 +31,23 @@ Scenario: {"links":[{"id","bandwidth","latency","sharing_policy"?}],
 "routes":[{"src","dst","links":[ids]}],"flows":[{"id","src","dst","bytes","start"}]}
 or "platform_file": PATH instead of links/routes. Units: bytes, seconds, B/s.`
 
-func runNetsim(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("netsim", "SCENARIO.json", netsimDoc, stderr)
-	demo := fs.Bool("demo", false, "run the built-in 4-GPU PCI demo scenario instead of a file")
-	table := fs.Bool("table", false, "print a table instead of JSON")
-	plain := fs.Bool("plain-maxmin", false, "share bandwidth by unweighted max-min (comparison only; not SimGrid's model)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
+// netsimCmd is `starsim netsim`.
+func netsimCmd() *cobra.Command {
+	return leaf("netsim SCENARIO.json", "simulate flows on a fluid network", netsimDoc, func(fs *pflag.FlagSet) runner {
+		demo := fs.Bool("demo", false, "run the built-in 4-GPU PCI demo scenario instead of a file")
+		table := fs.Bool("table", false, "print a table instead of JSON")
+		plain := fs.Bool("plain-maxmin", false, "share bandwidth by unweighted max-min (comparison only; not SimGrid's model)")
+		return func(pos []string, stdout, _ io.Writer) error { return netsimRun(pos, *demo, *table, *plain, stdout) }
+	})
+}
+
+func netsimRun(pos []string, demo, table, plain bool, stdout io.Writer) error {
+	var err error
 	var sc *netsim.Scenario
 	switch {
-	case *demo && len(pos) == 0:
+	case demo && len(pos) == 0:
 		sc, err = netsim.Parse(demoScenario, "demo-scenario.json")
-	case !*demo && len(pos) == 1:
+	case !demo && len(pos) == 1:
 		sc, err = netsim.ReadFile(pos[0])
 	default:
 		return &usageError{"want exactly one SCENARIO.json, or --demo"}
@@ -50,11 +55,11 @@ func runNetsim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := netsim.Run(sc, netsim.Options{Network: emulator.NetworkOptions{PlainMaxMin: *plain}})
+	res, err := netsim.Run(sc, netsim.Options{Network: emulator.NetworkOptions{PlainMaxMin: plain}})
 	if err != nil {
 		return err
 	}
-	if *table {
+	if table {
 		return printFlows(stdout, sc, res)
 	}
 	enc := json.NewEncoder(stdout)
@@ -63,16 +68,15 @@ func runNetsim(args []string, stdout, stderr io.Writer) error {
 }
 
 func printFlows(w io.Writer, sc *netsim.Scenario, res *netsim.Result) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "FLOW\tSRC\tDST\tBYTES\tSTART (s)\tFINISH (s)\tDURATION (s)\tMEAN RATE (GB/s)\t\n")
+	t := newTable("FLOW", "SRC", "DST", "BYTES", "START (s)", "FINISH (s)", "DURATION (s)", "MEAN RATE (GB/s)")
 	for _, f := range res.Flows {
 		rate := 0.0
 		if f.DurationS > 0 {
 			rate = f.Bytes / f.DurationS / 1e9
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%.6f\t%.6f\t%.6f\t%.3f\t\n", f.ID, f.Src, f.Dst, f.Bytes, f.StartS, f.FinishS, f.DurationS, rate)
+		t.row(f.ID, f.Src, f.Dst, fmt.Sprintf("%.0f", f.Bytes), fmt.Sprintf("%.6f", f.StartS), fmt.Sprintf("%.6f", f.FinishS), fmt.Sprintf("%.6f", f.DurationS), fmt.Sprintf("%.3f", rate))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.write(w); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\n%d flows, makespan %.6f s (%s)\n", len(res.Flows), res.MakespanS, sc.File)

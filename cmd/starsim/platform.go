@@ -7,23 +7,18 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/internal/atomicfile"
 	"github.com/starsim/starsim/platforms"
 )
 
-const platformUsage = `Usage: starsim platform SUBCOMMAND
-
-  show   [--json] FILE                      hosts, links and routes of a SimGrid platform file (v3 or v4 dialect)
-  build  [FILE.calib.json] -o platform.xml  the SimGrid v4.1 platform of a calibration (default: embedded)
-`
-
-func runPlatform(args []string, stdout, stderr io.Writer) error {
-	return dispatch(platformUsage, []subcommand{
-		{"show", runPlatformShow}, {"build", runPlatformBuild},
-	}, args, stdout, stderr)
+// platformCmd is `starsim platform` and its subcommands.
+func platformCmd() *cobra.Command {
+	return group("platform", "SimGrid platform files: show, build from a calibration", platformShowCmd(), platformBuildCmd())
 }
 
 const platformShowDoc = `
@@ -61,13 +56,14 @@ type platformJSON struct {
 	Routes []routeJSON `json:"routes"`
 }
 
-func runPlatformShow(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("platform show", "FILE", platformShowDoc, stderr)
-	asJSON := fs.Bool("json", false, "print JSON instead of tables")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
+func platformShowCmd() *cobra.Command {
+	return leaf("show FILE", "hosts, links and routes of a SimGrid platform file (v3 or v4 dialect)", platformShowDoc, func(fs *pflag.FlagSet) runner {
+		asJSON := fs.Bool("json", false, "print JSON instead of tables")
+		return func(pos []string, stdout, _ io.Writer) error { return platformShow(pos, *asJSON, stdout) }
+	})
+}
+
+func platformShow(pos []string, asJSON bool, stdout io.Writer) error {
 	if len(pos) != 1 {
 		return &usageError{"want exactly one platform FILE"}
 	}
@@ -93,7 +89,7 @@ func runPlatformShow(args []string, stdout, stderr io.Writer) error {
 		}
 		out.Routes = append(out.Routes, routeJSON{r.Src, r.Dst, links})
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
@@ -102,48 +98,58 @@ func runPlatformShow(args []string, stdout, stderr io.Writer) error {
 }
 
 func printPlatform(w io.Writer, file string, p *platforms.Platform, out *platformJSON) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s: %d hosts, %d links, %d routes\n\n", file, len(out.Hosts), len(out.Links), len(out.Routes))
-	fmt.Fprintf(tw, "HOST\tSPEED (flop/s)\tPROPERTIES\n")
+	fmt.Fprintf(w, "%s: %d hosts, %d links, %d routes\n\n", file, len(out.Hosts), len(out.Links), len(out.Routes))
+	hosts := newTable("HOST", "SPEED (flop/s)", "PROPERTIES")
 	for _, h := range p.Hosts {
 		var props []string
 		for _, pr := range h.Props {
 			props = append(props, pr.ID+"="+pr.Value)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.ID, num(h.SpeedFlops), strings.Join(props, " "))
+		hosts.row(h.ID, num(h.SpeedFlops), strings.Join(props, " "))
 	}
-	fmt.Fprintf(tw, "\nLINK\tBANDWIDTH (B/s)\tLATENCY (s)\tSHARING\n")
+	links := newTable("LINK", "BANDWIDTH (B/s)", "LATENCY (s)", "SHARING")
 	for _, l := range out.Links {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.ID, num(l.Bandwidth), num(l.Latency), l.SharingPolicy)
+		links.row(l.ID, num(l.Bandwidth), num(l.Latency), l.SharingPolicy)
 	}
-	fmt.Fprintf(tw, "\nROUTE\tLINKS\n")
+	routes := newTable("ROUTE", "LINKS")
 	for _, r := range out.Routes {
-		fmt.Fprintf(tw, "%s -> %s\t%s\n", r.Src, r.Dst, strings.Join(r.Links, ", "))
+		routes.row(r.Src+" -> "+r.Dst, strings.Join(r.Links, ", "))
 	}
-	return tw.Flush()
+	for i, t := range []*table{hosts, links, routes} {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := t.write(w); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // num prints a float exactly (shortest round-trip form).
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-func runPlatformBuild(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("platform build", "[FILE.calib.json]", `
+func platformBuildCmd() *cobra.Command {
+	return leaf("build [FILE.calib.json]", "write the SimGrid v4.1 platform of a calibration (default: the embedded one)", `
 Writes the SimGrid v4.1 platform of a calibration (default: the embedded
 one): hosts MAIN, CPU0.., each device with model/memsize/memcpy_peer props,
 RAM; the calibration's links and one-way routes; StarPU's network config.
-The real SimGrid 3.x loads it. -o - writes to stdout.`, stderr)
-	out := fs.String("o", "", "output platform file, or - for stdout")
-	dir := fs.String("starpu", "", "StarPU sampling directory instead of a calibration file")
-	host := fs.String("host", "", "host name, with --starpu")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 1 || *out == "" {
+The real SimGrid 3.x loads it. -o - writes to stdout.`, func(fs *pflag.FlagSet) runner {
+		out := fs.StringP("output", "o", "", "output platform `FILE`, or - for stdout")
+		dir := fs.String("starpu", "", "StarPU sampling directory `DIR` instead of a calibration file")
+		host := fs.String("host", "", "host `NAME`, with --starpu")
+		return func(pos []string, stdout, stderr io.Writer) error {
+			return platformBuild(pos, *out, *dir, *host, stdout, stderr)
+		}
+	})
+}
+
+func platformBuild(pos []string, out, dir, host string, stdout, stderr io.Writer) error {
+	if len(pos) > 1 || out == "" {
 		return &usageError{"want [FILE.calib.json] -o platform.xml"}
 	}
-	if *out != "-" {
-		if err := checkOutput("o", *out); err != nil {
+	if out != "-" {
+		if err := checkOutput("-o", out); err != nil {
 			return err
 		}
 	}
@@ -151,7 +157,7 @@ The real SimGrid 3.x loads it. -o - writes to stdout.`, stderr)
 	if len(pos) == 1 {
 		file = pos[0]
 	}
-	f, err := loadCalibration(file, *dir, *host, stderr)
+	f, err := loadCalibration(file, dir, host, stderr)
 	if err != nil {
 		return err
 	}
@@ -163,9 +169,9 @@ The real SimGrid 3.x loads it. -o - writes to stdout.`, stderr)
 	if err := p.WriteXML(&buf); err != nil {
 		return err
 	}
-	if *out == "-" {
+	if out == "-" {
 		_, err := stdout.Write(buf.Bytes())
 		return err
 	}
-	return atomicfile.WriteFile(*out, buf.Bytes())
+	return atomicfile.WriteFile(out, buf.Bytes())
 }

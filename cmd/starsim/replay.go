@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/models"
@@ -31,28 +34,32 @@ flop count for their footprint, as a note on stderr says; with none known
 it is "unknown". A Paje trace cannot be replayed (it has no data accesses).
 Output as for run.`
 
-func runReplay(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("replay", "TASKS.rec", replayDoc, stderr)
-	f := runFlags{}
-	f.register(fs, "replay", args)
-	static := fs.Bool("static-workerid", false, "pin every task to the worker that ran it")
-	ignoreMissing := fs.Bool("ignore-missing-deps", false, "drop DependsOn entries naming a JobId absent from the trace (and say how many) instead of failing")
-	pos, err := f.parse(fs, args, stderr)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return &usageError{"want exactly one TASKS.rec (file or directory)"}
-	}
-	if err := f.validateCommon("replay"); err != nil {
-		return err
-	}
-	out := &outputSet{}
-	if err := f.startProfile(out); err != nil {
-		return err
-	}
-	res, err := f.replay(stderr, pos[0], *static, *ignoreMissing, out)
-	return f.finish(stdout, res, err, out)
+// replayCmd is `starsim replay`; cmdline is the whole command line, for
+// the traces' headers.
+func replayCmd(cmdline string) *cobra.Command {
+	return leaf("replay TASKS.rec", "re-run a recorded tasks.rec under any scheduler (starpu_replay)", replayDoc, func(fs *pflag.FlagSet) runner {
+		f := &runFlags{}
+		f.register(fs, "replay", cmdline)
+		static := fs.Bool("static-workerid", false, "pin every task to the worker that ran it")
+		ignoreMissing := fs.Bool("ignore-missing-deps", false, "drop DependsOn entries naming a JobId absent from the trace (and say how many) instead of failing")
+		return func(pos []string, stdout, stderr io.Writer) error {
+			if err := f.parse(fs, stderr); err != nil {
+				return err
+			}
+			if len(pos) != 1 {
+				return &usageError{"want exactly one TASKS.rec (file or directory)"}
+			}
+			if err := f.validateCommon("replay"); err != nil {
+				return err
+			}
+			out := &outputSet{}
+			if err := f.startProfile(out); err != nil {
+				return err
+			}
+			res, err := f.replay(stderr, pos[0], *static, *ignoreMissing, out)
+			return f.finish(stdout, res, err, out)
+		}
+	})
 }
 
 // replay simulates the tasks recorded in path (a tasks.rec or its directory).
@@ -73,7 +80,7 @@ func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing b
 	recs, err := traces.ReadTasksRec(br, path)
 	fh.Close()
 	if err != nil {
-		return nil, err
+		return nil, explainFormat(err, "a tasks.rec (starpu_fxt_tool's, or run --trace-rec's), or a directory holding one")
 	}
 	mc, err := f.machine("replay", stderr)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -15,7 +14,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/models"
@@ -78,31 +79,35 @@ type runFlags struct {
 	panel    *traces.PanelRecorder
 }
 
-func runRun(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "", runDoc, stderr)
-	f := runFlags{}
-	f.register(fs, "run", args)
-	fs.StringVar(&f.app, "app", "cholesky", "application: cholesky or lu")
-	fs.IntVar(&f.n, "n", 9600, "matrix order N")
-	fs.IntVar(&f.block, "block", 960, "tile size (N must be a multiple)")
-	fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
-	fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
-	pos, err := f.parse(fs, args, stderr)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
-	}
-	if err := f.validateRun(); err != nil {
-		return err
-	}
-	out := &outputSet{}
-	if err := f.startProfile(out); err != nil {
-		return err
-	}
-	res, err := f.run(stderr, out)
-	return f.finish(stdout, res, err, out)
+// runCmd is `starsim run`; cmdline is the whole command line, for the
+// traces' headers.
+func runCmd(cmdline string) *cobra.Command {
+	return leaf("run", "predict an application's performance (Cholesky, LU) on a calibrated machine", runDoc, func(fs *pflag.FlagSet) runner {
+		f := &runFlags{}
+		f.register(fs, "run", cmdline)
+		fs.StringVar(&f.app, "app", "cholesky", "application `APP`: "+strings.Join(models.Names(), " or "))
+		fs.IntVar(&f.n, "n", 9600, "matrix order `N`")
+		fs.IntVar(&f.block, "block", 960, "tile size `B` (N must be a multiple)")
+		fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
+		fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
+		return func(pos []string, stdout, stderr io.Writer) error {
+			if err := f.parse(fs, stderr); err != nil {
+				return err
+			}
+			if len(pos) != 0 {
+				return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
+			}
+			if err := f.validateRun(); err != nil {
+				return err
+			}
+			out := &outputSet{}
+			if err := f.startProfile(out); err != nil {
+				return err
+			}
+			res, err := f.run(stderr, out)
+			return f.finish(stdout, res, err, out)
+		}
+	})
 }
 
 // finish ends a run or replay: it commits the outputs when the run
@@ -146,54 +151,49 @@ func (f *runFlags) startProfile(out *outputSet) error {
 
 // register declares the flags run and replay share: machine, workers,
 // scheduler, durations, outputs, decision log and traces.
-func (f *runFlags) register(fs *flag.FlagSet, cmd string, args []string) {
+func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	f.mf.register(fs, false, cmd == "run")
-	fs.StringVar(&f.sched, "sched", "", "scheduler: "+strings.Join(runtime.SchedulerNames(), ", ")+" (default dmda)")
-	fs.IntVar(&f.ncpu, "ncpu", -1, "CPU workers (default: cores - GPUs)")
-	fs.IntVar(&f.ncuda, "ncuda", -1, "GPU workers (default: all GPUs)")
-	fs.StringVar(&f.durations, "durations", "mean", "kernel durations: mean, normal or histogram (seeded)")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice")
+	fs.StringVar(&f.sched, "sched", "", "scheduler `S`: "+strings.Join(runtime.SchedulerNames(), ", ")+" (default dmda)")
+	fs.IntVar(&f.ncpu, "ncpu", -1, "`N` CPU workers; -1: StarPU's default, the cores less one per GPU")
+	fs.IntVar(&f.ncuda, "ncuda", -1, "`N` GPU workers; -1: StarPU's default, all GPUs")
+	fs.StringVar(&f.durations, "durations", "mean", "kernel durations `D`: mean, normal or histogram (seeded)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed `S` of every random choice")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fs.BoolVar(&f.check, "check", false, "verify the run's invariants: dependencies, one kernel at a time per worker, each task run once, memory within capacity, every read and the final data of the last written version, busy time within the makespan")
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
 	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
-	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to FILE, - for stderr")
-	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only this task's decisions (task id = submission index)")
-	fs.Float64Var(&f.sampleS, "sample-interval", 0, "record each worker's busy fraction per interval of this many seconds (--json: utilization)")
-	fs.StringVar(&f.tracePaje, "trace-paje", "", "write a Paje trace (StarPU's vocabulary; ViTE, pajeng, StarVZ) to FILE")
-	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace (JSON) to FILE")
-	fs.StringVar(&f.traceRec, "trace-rec", "", "write StarPU's tasks.rec and data.rec into DIR")
-	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to FILE (go tool pprof)")
-	fs.StringVar(&f.plot, "plot", "", "draw a panel of the run (Gantt of the workers, ready tasks, GPU memory, bytes in flight) to FILE (.png or .svg)")
-	f.command = "starsim " + cmd + " " + strings.Join(args, " ")
+	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to `FILE`, - for stderr")
+	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only the decisions of task `ID` (its submission index; -1: all)")
+	fs.Float64Var(&f.sampleS, "sample-interval", 0, "record each worker's busy fraction per interval of `S` seconds (--json: utilization; 0: none)")
+	fs.StringVar(&f.tracePaje, "trace-paje", "", "write a Paje trace (StarPU's vocabulary; ViTE, pajeng, StarVZ) to `FILE`")
+	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace (JSON) to `FILE`")
+	fs.StringVar(&f.traceRec, "trace-rec", "", "write StarPU's tasks.rec and data.rec into `DIR`")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to `FILE` (go tool pprof)")
+	fs.StringVar(&f.plot, "plot", "", "draw a panel of the run (Gantt of the workers, ready tasks, GPU memory, bytes in flight) to `FILE` (.png or .svg)")
+	f.command = cmdline
 }
 
-// parse parses args and applies StarPU's environment to the flags not
-// given (STARPU_SCHED, STARPU_NCPU, STARPU_NCUDA; the machine's variables
-// are read when the machine is resolved). --plot's extension is checked at
+// parse applies StarPU's environment to the flags fs did not get
+// (STARPU_SCHED, STARPU_NCPU, STARPU_NCUDA; the machine's variables are
+// read when the machine is resolved). --plot's extension is checked at
 // once; the other values by validateCommon.
-func (f *runFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return nil, err
-	}
+func (f *runFlags) parse(fs *pflag.FlagSet, stderr io.Writer) error {
 	if f.plot != "" {
 		if err := checkExt("plot", f.plot, ".png", ".svg"); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	f.set = flagsSet(fs)
 	used, err := applyStarPUEnv(f.set, &f.sched, &f.ncpu, &f.ncuda, stderr)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	f.setup = &machineSetup{env: used}
 	if f.sched == "" {
 		f.sched = "dmda"
 	}
-	return pos, nil
+	return nil
 }
 
 // machine resolves the machine flags (cmd: "run" or "replay") into the
@@ -263,7 +263,7 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 		return nil, err
 	}
 	if b.err != nil {
-		return nil, &usageError{b.err.Error()}
+		return nil, &usageError{strings.TrimPrefix(b.err.Error(), "models: ")}
 	}
 	res, err := mc.file.ResolveApp(f.app, f.double, f.setup.gen)
 	if err != nil {
@@ -278,7 +278,7 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 	if def := app.Kernels(generation.V14, f.double); res.Gen != generation.V14 || !sameSymbols(def, res.Kernels) {
 		o.Generation, o.Symbols = res.Gen, res.Symbols()
 		if b.g, err = models.New(f.app, o); err != nil {
-			return nil, &usageError{err.Error()}
+			return nil, &usageError{strings.TrimPrefix(err.Error(), "models: ")}
 		}
 	}
 	f.info = f.setup.info(mc, res)
@@ -391,6 +391,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	if err != nil {
 		return nil, explainNew(mc, err)
 	}
+	warnUncalibrated(stderr, "", m, g, f.ncpu, f.ncuda, map[string]bool{})
 	res, err := sim.Run()
 	if err == nil && f.panel != nil {
 		err = f.savePanel(res, f.panel, out)
@@ -500,7 +501,6 @@ func printResult(w io.Writer, r *runtime.Result) error {
 		fmt.Fprintf(w, ", energy %.1f J (%.2f GFlop/J)", r.EnergyJ, r.GFlops*r.MakespanS/r.EnergyJ)
 	}
 	fmt.Fprintf(w, "\n\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	kernels := map[string]bool{}
 	for _, wr := range r.Workers {
 		for k := range wr.ByKernel {
@@ -512,32 +512,42 @@ func printResult(w io.Writer, r *runtime.Result) error {
 		ks = append(ks, k)
 	}
 	sort.Strings(ks)
-	fmt.Fprintf(tw, "WORKER\tARCH\tTASKS\t%s\tBUSY %%\tWAIT DATA %%\tIDLE %%\n", strings.Join(ks, "\t"))
+	workers := newTable(append(append([]string{"WORKER", "ARCH", "TASKS"}, ks...), "BUSY %", "WAIT DATA %", "IDLE %")...)
 	for _, wr := range r.Workers {
-		var cols []string
+		cells := []string{wr.Name, wr.Arch, strconv.Itoa(wr.NTasks)}
 		for _, k := range ks {
-			cols = append(cols, strconv.Itoa(wr.ByKernel[k]))
+			cells = append(cells, strconv.Itoa(wr.ByKernel[k]))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f\t%.1f\t%.1f\n", wr.Name, wr.Arch, wr.NTasks, strings.Join(cols, "\t"), wr.BusyPct, wr.WaitPct, wr.IdlePct)
+		workers.row(append(cells, fmt.Sprintf("%.1f", wr.BusyPct), fmt.Sprintf("%.1f", wr.WaitPct), fmt.Sprintf("%.1f", wr.IdlePct))...)
 	}
-	fmt.Fprintf(tw, "\nTRANSFER\tCOPIES\tMB\n")
+	transfers := newTable("TRANSFER", "COPIES", "MB")
 	for _, d := range r.Transfers {
-		fmt.Fprintf(tw, "%s -> %s\t%d\t%.1f\n", d.Src, d.Dst, d.Transfers, d.Bytes/1e6)
+		transfers.row(d.Src+" -> "+d.Dst, strconv.Itoa(d.Transfers), fmt.Sprintf("%.1f", d.Bytes/1e6))
 	}
-	fmt.Fprintf(tw, "\nMEMORY\tCAPACITY (MiB)\tPEAK (MiB)\n")
+	memory := newTable("MEMORY", "CAPACITY (MiB)", "PEAK (MiB)")
 	for _, m := range r.Memory {
 		capS := "unlimited"
 		if m.CapacityBytes > 0 {
 			capS = strconv.FormatInt(m.CapacityBytes>>20, 10)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\n", m.Node, capS, m.PeakBytes>>20)
+		memory.row(m.Node, capS, strconv.FormatInt(m.PeakBytes>>20, 10))
 	}
-	fmt.Fprintf(tw, "\nallocations %d, evictions %d, write-backs %d\n", r.Allocations, r.Evictions, r.WriteBacks)
-	if len(r.Uncalibrated) > 0 {
-		fmt.Fprintf(tw, "\nUNCALIBRATED (not run there)\tARCH\n")
-		for _, u := range r.Uncalibrated {
-			fmt.Fprintf(tw, "%s\t%s\n", u.Model, u.Arch)
+	for i, t := range []*table{workers, transfers, memory} {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := t.write(w); err != nil {
+			return err
 		}
 	}
-	return tw.Flush()
+	fmt.Fprintf(w, "\nallocations %d, evictions %d, write-backs %d\n", r.Allocations, r.Evictions, r.WriteBacks)
+	if len(r.Uncalibrated) > 0 {
+		fmt.Fprintln(w)
+		u := newTable("UNCALIBRATED (not run there)", "ARCH")
+		for _, x := range r.Uncalibrated {
+			u.row(x.Model, x.Arch)
+		}
+		return u.write(w)
+	}
+	return nil
 }

@@ -2,19 +2,25 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	goruntime "runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
-	"text/tabwriter"
 	"unicode"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
 
 	"github.com/starsim/starsim/internal/atomicfile"
 	"github.com/starsim/starsim/internal/sweep"
+	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/cost"
 )
@@ -42,42 +48,60 @@ of money").
 starsim sweep merge A.csv B.csv ... --csv OUT joins shards (--shard i/n)
 into the same bytes as the unsharded sweep.`
 
-func runSweep(args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "merge" {
-		return runSweepMerge(args[1:], stdout, stderr)
-	}
-	fs := newFlagSet("sweep", "", sweepDoc, stderr)
-	var mf machineFlags
-	mf.register(fs, true, true)
-	apps := fs.String("app", "cholesky", "applications: cholesky, lu")
-	ns := fs.String("n", "9600:38400:9600", "matrix orders: list or FROM:TO:STEP")
-	blocks := fs.String("block", "960", "tile sizes")
-	scheds := fs.String("sched", "dmda,dmdar,dmdas", "schedulers")
-	ncpu := fs.Int("ncpu", -1, "CPU workers (default: cores - GPUs)")
-	ncuda := fs.Int("ncuda", -1, "GPU workers (default: all)")
-	durations := fs.String("durations", "mean", "kernel durations: mean, normal, histogram")
-	seed := fs.Uint64("seed", 1, "seed of every random choice")
-	double := fs.Bool("double", false, "double-precision tiles")
-	check := fs.Bool("check", false, "verify every run's invariants")
-	sample := fs.Float64("sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of this many seconds")
-	price := fs.String("price", "", "JSON file of prices: device model -> price, \"cpu\" -> host price")
-	jobsN := fs.Int("j", goruntime.NumCPU(), "parallel runs")
-	csvOut := fs.String("csv", "", "write results as CSV")
-	jsonOut := fs.String("json", "", "write results as JSON")
-	plotOut := fs.String("plot", "", "draw GFlop/s vs N (.png or .svg)")
-	plotPrice := fs.String("plot-price", "", "with --price: draw GFlop/s per 1000 units of money, as --plot")
-	currency := fs.String("currency", "", "with --price: the prices' currency (EUR, USD...), named on --plot-price's axis and in the table")
-	shard := fs.String("shard", "", "run only slice i of n (i/n)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
+// sweepFlags are sweep's flags.
+type sweepFlags struct {
+	mf                                          machineFlags
+	apps, ns, blocks, scheds, durations         string
+	ncpu, ncuda, jobs                           int
+	seed                                        uint64
+	double, check                               bool
+	sample                                      float64
+	price, csv, json, plot, plotPrice, currency string
+	shard                                       string
+}
+
+// sweepCmd is `starsim sweep` (and `sweep merge`).
+func sweepCmd() *cobra.Command {
+	c := leaf("sweep", "run many predictions (sizes, schedulers, what-if machines); CSV, JSON, plots, shards", sweepDoc, func(fs *pflag.FlagSet) runner {
+		f := &sweepFlags{}
+		f.mf.register(fs, true, true)
+		fs.StringVar(&f.apps, "app", "cholesky", "applications `APP`: "+strings.Join(models.Names(), ", ")+", comma-separated")
+		fs.StringVar(&f.ns, "n", "9600:38400:9600", "matrix orders `N`: comma-separated, or a range FROM:TO:STEP")
+		fs.StringVar(&f.blocks, "block", "960", "tile sizes `B`, comma-separated")
+		fs.StringVar(&f.scheds, "sched", "dmda,dmdar,dmdas", "schedulers `S`, comma-separated: "+strings.Join(runtime.SchedulerNames(), ", "))
+		fs.IntVar(&f.ncpu, "ncpu", -1, "`N` CPU workers; -1: StarPU's default, the cores less one per GPU")
+		fs.IntVar(&f.ncuda, "ncuda", -1, "`N` GPU workers; -1: StarPU's default, all GPUs")
+		fs.StringVar(&f.durations, "durations", "mean", "kernel durations `D`: mean, normal or histogram (seeded)")
+		fs.Uint64Var(&f.seed, "seed", 1, "seed `S` of every random choice")
+		fs.BoolVar(&f.double, "double", false, "double-precision tiles")
+		fs.BoolVar(&f.check, "check", false, "verify every run's invariants")
+		fs.Float64Var(&f.sample, "sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of `S` seconds (0: none)")
+		fs.StringVar(&f.price, "price", "", "JSON `FILE` of prices: device model -> price, \"cpu\" -> host price")
+		fs.IntVarP(&f.jobs, "jobs", "j", 0, "`N` parallel runs (default: the machine's cores)")
+		fs.StringVar(&f.csv, "csv", "", "write the results to `FILE` as CSV")
+		fs.StringVar(&f.json, "json", "", "write the results to `FILE` as JSON")
+		fs.StringVar(&f.plot, "plot", "", "draw GFlop/s against N, or against the what-if that varies, to `FILE` (.png or .svg)")
+		fs.StringVar(&f.plotPrice, "plot-price", "", "with --price: draw GFlop/s per 1000 units of money to `FILE`, as --plot")
+		fs.StringVar(&f.currency, "currency", "", "with --price: the prices' currency `C` (EUR, USD...), named on --plot-price's axis and in the table")
+		fs.StringVar(&f.shard, "shard", "", "run only slice I of N (`I/N`)")
+		return func(pos []string, stdout, stderr io.Writer) error { return f.run(fs, pos, stdout, stderr) }
+	})
+	c.AddCommand(sweepMergeCmd())
+	return c
+}
+
+// run runs the sweep the flags ask for.
+func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writer) error {
 	if len(pos) != 0 {
 		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	envUsed, err := applyStarPUEnv(set, scheds, ncpu, ncuda, stderr)
+	set := flagsSet(fs)
+	if !set["jobs"] {
+		f.jobs = goruntime.NumCPU()
+	}
+	var err error
+	mf := &f.mf
+	envUsed, err := applyStarPUEnv(set, &f.scheds, &f.ncpu, &f.ncuda, stderr)
 	if err != nil {
 		return err
 	}
@@ -89,8 +113,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		}
 		return "--" + flag
 	}
-	plan := &sweep.Plan{Double: *double}
-	if plan.Apps, err = parseList("app", *apps); err != nil {
+	plan := &sweep.Plan{Double: f.double}
+	if plan.Apps, err = parseList("app", f.apps); err != nil {
 		return err
 	}
 	for i, a := range plan.Apps {
@@ -98,73 +122,73 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if plan.Scheds, err = parseList("sched", *scheds); err != nil {
+	if plan.Scheds, err = parseList("sched", f.scheds); err != nil {
 		return err
 	}
 	for _, s := range plan.Scheds {
 		if !slices.Contains(runtime.SchedulerNames(), s) {
-			return sourceError(src("sched"), *scheds, "unknown scheduler %q (known: %s)", s, strings.Join(runtime.SchedulerNames(), ", "))
+			return sourceError(src("sched"), f.scheds, "unknown scheduler %q (known: %s)", s, strings.Join(runtime.SchedulerNames(), ", "))
 		}
 	}
-	if plan.Ns, err = parseInts("n", *ns, true, maxSweepJobs); err != nil {
+	if plan.Ns, err = parseInts("n", f.ns, true, maxSweepJobs); err != nil {
 		return err
 	}
-	if plan.Blocks, err = parseInts("block", *blocks, false, maxSweepJobs); err != nil {
+	if plan.Blocks, err = parseInts("block", f.blocks, false, maxSweepJobs); err != nil {
 		return err
 	}
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"ncpu", *ncpu}, {"ncuda", *ncuda}} {
+	}{{"ncpu", f.ncpu}, {"ncuda", f.ncuda}} {
 		if set[c.name] && c.v < 0 {
 			return flagError(c.name, c.v, "want a worker count >= 0 (leave the flag out for StarPU's default)")
 		}
 	}
-	if *jobsN < 1 || *jobsN > maxParallel {
-		return flagError("j", *jobsN, "want 1 to %d parallel runs", maxParallel)
+	if f.jobs < 1 || f.jobs > maxParallel {
+		return flagError("-j", f.jobs, "want 1 to %d parallel runs", maxParallel)
 	}
-	if err := checkSampleInterval(*sample); err != nil {
+	if err := checkSampleInterval(f.sample); err != nil {
 		return err
 	}
 	o := runtime.DefaultOptions()
-	o.NCPU, o.NCUDA, o.Seed, o.Check, o.SampleIntervalS = *ncpu, *ncuda, *seed, *check, *sample
-	switch d := cost.Durations(*durations); d {
+	o.NCPU, o.NCUDA, o.Seed, o.Check, o.SampleIntervalS = f.ncpu, f.ncuda, f.seed, f.check, f.sample
+	switch d := cost.Durations(f.durations); d {
 	case cost.Mean, cost.Normal, cost.Histogram:
 		o.Durations = d
 	default:
-		return flagError("durations", *durations, "want mean, normal or histogram")
+		return flagError("durations", f.durations, "want mean, normal or histogram")
 	}
 	if err := mf.check("sweep", set); err != nil {
 		return err
 	}
 	shardI, shardN := 0, 0
-	if *shard != "" {
-		if shardI, shardN, err = parseShard(*shard); err != nil {
+	if f.shard != "" {
+		if shardI, shardN, err = parseShard(f.shard); err != nil {
 			return err
 		}
 	}
-	if *plotPrice != "" && *price == "" {
+	if f.plotPrice != "" && f.price == "" {
 		return &usageError{"--plot-price needs --price FILE"}
 	}
 	if set["currency"] {
-		if *price == "" {
+		if f.price == "" {
 			return &usageError{"--currency needs --price FILE"}
 		}
-		if err := checkCurrency(*currency); err != nil {
+		if err := checkCurrency(f.currency); err != nil {
 			return err
 		}
 	}
 	outs := outputList{}
-	outs.add("csv", *csvOut)
-	outs.add("json", *jsonOut)
-	outs.add("plot", *plotOut, ".png", ".svg")
-	outs.add("plot-price", *plotPrice, ".png", ".svg")
+	outs.add("csv", f.csv)
+	outs.add("json", f.json)
+	outs.add("plot", f.plot, ".png", ".svg")
+	outs.add("plot-price", f.plotPrice, ".png", ".svg")
 	if err := outs.check(); err != nil {
 		return err
 	}
 	var prices map[string]float64
-	if *price != "" {
-		if prices, err = sweep.ReadPrices(*price); err != nil {
+	if f.price != "" {
+		if prices, err = sweep.ReadPrices(f.price); err != nil {
 			return err
 		}
 	}
@@ -179,7 +203,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	for _, mc := range setup.machines {
 		used := map[string]bool{}
 		for _, app := range plan.Apps {
-			res, err := mc.file.ResolveApp(app, *double, setup.gen)
+			res, err := mc.file.ResolveApp(app, f.double, setup.gen)
 			if err != nil {
 				return err
 			}
@@ -198,65 +222,58 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		header = append(header, "environment: "+strings.Join(setup.env, ", "))
 	}
 	if prices != nil {
-		if err := applyPrices(plan.Machines, prices, *price, *ncuda); err != nil {
+		if err := applyPrices(plan.Machines, prices, f.price, f.ncuda); err != nil {
 			return err
 		}
 	}
 	jobs := plan.Jobs()
-	if *shard != "" {
+	if f.shard != "" {
 		if shardN > len(jobs) {
-			return flagError("shard", *shard, "the sweep has %d jobs: at most %d shards", len(jobs), len(jobs))
+			return flagError("shard", f.shard, "the sweep has %d jobs: at most %d shards", len(jobs), len(jobs))
 		}
 		if jobs, err = sweep.Shard(jobs, shardI, shardN); err != nil {
 			return &usageError{err.Error()}
 		}
 	}
-	if err := checkSweepSize(plan, jobs, *jobsN); err != nil {
+	if err := checkSweepSize(plan, jobs, f.jobs); err != nil {
 		return err
 	}
 	if err := dryRun(plan, setup.machines, src("ncpu"), src("ncuda")); err != nil {
+		return err
+	}
+	if err := warnSweepUncalibrated(stderr, plan); err != nil {
 		return err
 	}
 	var done atomic.Int64
 	note := func() string { return fmt.Sprintf("%d of %d jobs had finished", done.Load(), len(jobs)) }
 	interruptNote.Store(&note)
 	defer interruptNote.Store(nil)
-	tty := false
-	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		tty = true
-	}
-	progress := func(d, total int) {
+	bar := newProgress(stderr, isTerminal(stderr), len(jobs))
+	progress := func(d, _ int) {
 		done.Store(int64(d))
-		if !tty {
-			return
-		}
-		const width = 30
-		k := d * width / max(total, 1)
-		fmt.Fprintf(stderr, "\r[%s%s] %d/%d runs", strings.Repeat("#", k), strings.Repeat(" ", width-k), d, total)
-		if d == total {
-			fmt.Fprintln(stderr)
-		}
+		bar.set(d)
 	}
-	rows, err := sweep.Run(plan, jobs, *jobsN, progress)
+	rows, err := sweep.Run(plan, jobs, f.jobs, progress)
+	bar.stop()
 	if err != nil {
 		return fmt.Errorf("%w (%d of %d jobs had finished; nothing written)", err, done.Load(), len(jobs))
 	}
-	money := *currency
+	money := f.currency
 	if money == "" {
 		money = "units of money"
 	}
 	files := map[string]func() ([]byte, error){}
-	if *csvOut != "" {
-		files[*csvOut] = func() ([]byte, error) { var b bytes.Buffer; err := sweep.WriteCSV(&b, rows); return b.Bytes(), err }
+	if f.csv != "" {
+		files[f.csv] = func() ([]byte, error) { var b bytes.Buffer; err := sweep.WriteCSV(&b, rows); return b.Bytes(), err }
 	}
-	if *jsonOut != "" {
-		files[*jsonOut] = func() ([]byte, error) { var b bytes.Buffer; err := sweep.WriteJSON(&b, rows); return b.Bytes(), err }
+	if f.json != "" {
+		files[f.json] = func() ([]byte, error) { var b bytes.Buffer; err := sweep.WriteJSON(&b, rows); return b.Bytes(), err }
 	}
-	if *plotOut != "" {
-		files[*plotOut] = func() ([]byte, error) { return plotSweep(plan, rows, *plotOut, false, money) }
+	if f.plot != "" {
+		files[f.plot] = func() ([]byte, error) { return plotSweep(plan, rows, f.plot, false, money) }
 	}
-	if *plotPrice != "" {
-		files[*plotPrice] = func() ([]byte, error) { return plotSweep(plan, rows, *plotPrice, true, money) }
+	if f.plotPrice != "" {
+		files[f.plotPrice] = func() ([]byte, error) { return plotSweep(plan, rows, f.plotPrice, true, money) }
 	}
 	var table bytes.Buffer
 	for _, h := range header {
@@ -265,14 +282,45 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err := printRows(&table, rows, money); err != nil {
 		return err
 	}
-	if err := writeAll(files, []string{*csvOut, *jsonOut, *plotOut, *plotPrice}); err != nil {
+	if err := writeAll(files, []string{f.csv, f.json, f.plot, f.plotPrice}); err != nil {
 		return err
 	}
-	if *price != "" && *currency == "" {
+	if f.price != "" && f.currency == "" {
 		fmt.Fprintf(stderr, "starsim: note: prices have no currency (--currency): per price columns and axes say \"units of money\"\n")
 	}
 	_, err = stdout.Write(table.Bytes())
 	return err
+}
+
+// warnSweepUncalibrated says, before the sweep, which workers will sit
+// idle and which kernels will not run somewhere for want of a model
+// (uncalibratedWarnings), once per machine and app, from a small graph of
+// each block size (3 tiles per side: every kernel and footprint of the
+// sweep's graphs of that block).
+func warnSweepUncalibrated(stderr io.Writer, plan *sweep.Plan) error {
+	prec := models.Single
+	if plan.Double {
+		prec = models.Double
+	}
+	said := map[string]bool{}
+	for _, mc := range plan.Machines {
+		m := mc.File.RuntimeMachine()
+		for _, app := range plan.Apps {
+			res, err := mc.File.ResolveApp(app, plan.Double, mc.Generation)
+			if err != nil {
+				return err
+			}
+			for _, b := range plan.Blocks {
+				prio, _ := runtime.PriorityRange(plan.Scheds[0]) // checked: known
+				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, Prio: prio, Generation: res.Gen, Symbols: res.Symbols()})
+				if err != nil {
+					return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
+				}
+				warnUncalibrated(stderr, mc.Label+", "+app+": ", m, g, plan.Options.NCPU, plan.Options.NCUDA, said)
+			}
+		}
+	}
+	return nil
 }
 
 // maxCurrency bounds --currency's length (runes): it labels a column and
@@ -330,9 +378,51 @@ func writeAll(files map[string]func() ([]byte, error), order []string) error {
 	return out.finish(true)
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+// isTerminal says whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progress draws a sweep's progress on a terminal: vbauerster/mpb's bar
+// with the runs done, the elapsed time and the time left at the mean pace
+// so far. Without a terminal it draws nothing.
+type progress struct {
+	p   *mpb.Progress
+	bar *mpb.Bar
+}
+
+// newProgress starts the bar on w when tty is set.
+func newProgress(w io.Writer, tty bool, total int) *progress {
+	if !tty {
+		return &progress{}
+	}
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(72), mpb.ForceTTY(), mpb.WithAutoRefresh())
+	bar := p.AddBar(int64(total),
+		mpb.PrependDecorators(decor.Name("sweep "), decor.CountersNoUnit("%d/%d runs")),
+		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO), decor.Name(" elapsed, "),
+			decor.OnAbort(decor.OnComplete(decor.Meta(decor.AverageETA(decor.ET_STYLE_GO), func(s string) string { return s + " left" }), "done"), "stopped")),
+	)
+	return &progress{p, bar}
+}
+
+// set says that done runs have finished.
+func (p *progress) set(done int) {
+	if p.bar != nil {
+		p.bar.SetCurrent(int64(done))
+	}
+}
+
+// stop ends the bar (stopped before the end: the error that follows says
+// how many runs had finished) and waits until it is drawn.
+func (p *progress) stop() {
+	if p.bar == nil {
+		return
+	}
+	if !p.bar.Completed() {
+		p.bar.Abort(false)
+	}
+	p.p.Wait()
 }
 
 // applyPrices prices each machine: its CUDA GPUs in use (all, or ncuda)
@@ -357,34 +447,36 @@ func applyPrices(ms []sweep.Machine, prices map[string]float64, path string, ncu
 }
 
 func printRows(w io.Writer, rows []sweep.Row, currency string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	priced := len(rows) > 0 && rows[0].PriceUnits > 0
-	fmt.Fprintf(tw, "MACHINE\tAPP\tSCHED\tN\tBLOCK\tGFLOP/S\tMAKESPAN (s)\tSLR\tEFFICIENCY\tBUSY %%\tENERGY (J)")
+	header := []string{"MACHINE", "APP", "SCHED", "N", "BLOCK", "GFLOP/S", "MAKESPAN (s)", "SLR", "EFFICIENCY", "BUSY %", "ENERGY (J)"}
 	if priced {
-		fmt.Fprintf(tw, "\tGFLOP/S PER 1000 %s", strings.ToUpper(currency))
+		header = append(header, "GFLOP/S PER 1000 "+strings.ToUpper(currency))
 	}
-	fmt.Fprintln(tw)
+	t := newTable(header...)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.1f\t%.3f\t%.2f\t%.2f\t%.1f\t%.1f", r.Machine, r.App, r.Sched, r.N, r.Block, r.GFlops, r.MakespanS, r.SLR, r.Eff, r.BusyPct, r.EnergyJ)
+		cells := []string{r.Machine, r.App, r.Sched, strconv.Itoa(r.N), strconv.Itoa(r.Block), fmt.Sprintf("%.1f", r.GFlops), fmt.Sprintf("%.3f", r.MakespanS),
+			fmt.Sprintf("%.2f", r.SLR), fmt.Sprintf("%.2f", r.Eff), fmt.Sprintf("%.1f", r.BusyPct), fmt.Sprintf("%.1f", r.EnergyJ)}
 		if priced {
-			fmt.Fprintf(tw, "\t%.2f", 1000*r.GFlopsPerPrice())
+			cells = append(cells, fmt.Sprintf("%.2f", 1000*r.GFlopsPerPrice()))
 		}
-		fmt.Fprintln(tw)
+		t.row(cells...)
 	}
-	return tw.Flush()
+	return t.write(w)
 }
 
-func runSweepMerge(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sweep merge", "A.csv B.csv ...", "Joins sweep shards (--shard i/n) into the CSV of the whole sweep.", stderr)
-	out := fs.String("csv", "", "output CSV")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 || *out == "" {
+// sweepMergeCmd is `starsim sweep merge`.
+func sweepMergeCmd() *cobra.Command {
+	return leaf("merge A.csv B.csv ...", "join sweep shards (--shard i/n) into the whole sweep's CSV", "Joins sweep shards (--shard I/N) into the CSV of the whole sweep: the same\nbytes as the unsharded sweep's.", func(fs *pflag.FlagSet) runner {
+		out := fs.String("csv", "", "the merged CSV `FILE`")
+		return func(pos []string, _, _ io.Writer) error { return sweepMerge(pos, *out) }
+	})
+}
+
+func sweepMerge(pos []string, out string) error {
+	if len(pos) == 0 || out == "" {
 		return &usageError{"want shard CSV files and --csv OUT"}
 	}
-	if err := checkOutput("csv", *out); err != nil {
+	if err := checkOutput("csv", out); err != nil {
 		return err
 	}
 	var parts []sweep.CSVFile
@@ -399,5 +491,5 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(*out, func(w io.Writer) error { return sweep.WriteCSV(w, rows) })
+	return atomicfile.Write(out, func(w io.Writer) error { return sweep.WriteCSV(w, rows) })
 }

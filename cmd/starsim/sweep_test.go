@@ -52,3 +52,32 @@ func TestSweepBytesIndependentOfJobsAndShards(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, `"0" is not a positive integer`)
 }
+
+// TestProgress: on a terminal the bar counts the runs and ends its line
+// (finished, or stopped by a failure); elsewhere nothing is drawn.
+func TestProgress(t *testing.T) {
+	var b strings.Builder
+	p := newProgress(&b, true, 3)
+	for d := 1; d <= 3; d++ {
+		p.set(d)
+	}
+	p.stop()
+	assert.Contains(t, b.String(), "sweep 3/3 runs")
+	assert.Contains(t, b.String(), "elapsed, done")
+	assert.True(t, strings.HasSuffix(b.String(), "\n"), "%q", b.String())
+
+	b.Reset()
+	p = newProgress(&b, true, 3)
+	p.set(1)
+	p.stop()
+	assert.Contains(t, b.String(), "sweep 1/3 runs")
+	assert.Contains(t, b.String(), "elapsed, stopped")
+	assert.True(t, strings.HasSuffix(b.String(), "\n"), "%q", b.String())
+
+	b.Reset()
+	p = newProgress(&b, false, 3)
+	p.set(3)
+	p.stop()
+	assert.Empty(t, b.String())
+	assert.False(t, isTerminal(&b))
+}

@@ -179,7 +179,7 @@ func checkSweepSize(plan *sweep.Plan, jobs []sweep.Job, par int) error {
 		sum += t
 	}
 	if sum > maxRunTasks {
-		return flagError("j", par, "%d runs at once hold up to %d tasks: at most %d (2^25) in memory; lower -j", k, sum, maxRunTasks)
+		return flagError("-j", par, "%d runs at once hold up to %d tasks: at most %d (2^25) in memory; lower -j", k, sum, maxRunTasks)
 	}
 	return nil
 }

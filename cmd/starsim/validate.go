@@ -50,9 +50,19 @@ const (
 	minPCIScale, maxPCIScale = 1e-6, 1e6
 )
 
-// flagError is a usage error about one flag's value: "--NAME VALUE: why".
+// flagError is a usage error about one flag's value: "--NAME VALUE: why"
+// (name "-j": "-j 0: why", for a flag known by its letter).
 func flagError(name string, value any, format string, args ...any) error {
-	return sourceError("--"+name, value, format, args...)
+	return sourceError(dashed(name), value, format, args...)
+}
+
+// dashed is a flag's name as it is written: "ncpu" is "--ncpu", "-j" is
+// itself.
+func dashed(name string) string {
+	if strings.HasPrefix(name, "-") {
+		return name
+	}
+	return "--" + name
 }
 
 // sourceError is flagError for a value from a flag ("--ncuda") or from
@@ -273,7 +283,7 @@ func (o *outputList) check() error {
 		}
 		for j := 0; j < i; j++ {
 			if filepath.Clean(o.paths[j]) == filepath.Clean(p) {
-				return flagError(o.flags[i], p, "also the output of --%s: give each output its own file", o.flags[j])
+				return flagError(o.flags[i], p, "also the output of %s: give each output its own file", dashed(o.flags[j]))
 			}
 		}
 		if o.inNewDir[i] {
@@ -294,12 +304,12 @@ func checkOutput(flag, path string, exts ...string) error {
 		return err
 	}
 	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
-		return fmt.Errorf("--%s %s: is a directory, want a file name", flag, path)
+		return fmt.Errorf("%s %s: is a directory, want a file name", dashed(flag), path)
 	}
 	if st, err := os.Stat(path); err == nil {
 		switch {
 		case st.IsDir():
-			return fmt.Errorf("--%s %s: is a directory, want a file name", flag, path)
+			return fmt.Errorf("%s %s: is a directory, want a file name", dashed(flag), path)
 		case !st.Mode().IsRegular():
 			return nil // a device or pipe (/dev/null), written in place
 		}
@@ -308,9 +318,9 @@ func checkOutput(flag, path string, exts ...string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return fmt.Errorf("--%s %s: directory %s does not exist", flag, path, dir)
+		return fmt.Errorf("%s %s: directory %s does not exist", dashed(flag), path, dir)
 	case !st.IsDir():
-		return fmt.Errorf("--%s %s: %s is not a directory", flag, path, dir)
+		return fmt.Errorf("%s %s: %s is not a directory", dashed(flag), path, dir)
 	}
 	return checkWritable(flag, path, dir)
 }
@@ -332,7 +342,7 @@ func checkExt(flag, path string, exts ...string) error {
 func checkWritable(flag, path, dir string) error {
 	tmp, err := os.CreateTemp(dir, ".starsim-check-*")
 	if err != nil {
-		return fmt.Errorf("--%s %s: cannot create files in %s", flag, path, dir)
+		return fmt.Errorf("%s %s: cannot create files in %s", dashed(flag), path, dir)
 	}
 	tmp.Close()
 	os.Remove(tmp.Name())
@@ -348,15 +358,15 @@ func checkOutputDir(flag, dir string) error {
 		if err == nil {
 			if !st.IsDir() {
 				if p == filepath.Clean(dir) {
-					return fmt.Errorf("--%s %s: not a directory", flag, dir)
+					return fmt.Errorf("%s %s: not a directory", dashed(flag), dir)
 				}
-				return fmt.Errorf("--%s %s: %s is not a directory", flag, dir, p)
+				return fmt.Errorf("%s %s: %s is not a directory", dashed(flag), dir, p)
 			}
 			return checkWritable(flag, dir, p)
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
-			return fmt.Errorf("--%s %s: cannot create the directory", flag, dir)
+			return fmt.Errorf("%s %s: cannot create the directory", dashed(flag), dir)
 		}
 		p = parent
 	}

@@ -12,6 +12,11 @@
 // "mib" is 2^20, "mb" is 10^6. A bare prefix ("400M") is refused, because
 // it could mean either. The result must be a whole number of bytes that
 // fits an int64: "1.5KiB" is 1536, "1.1B" is an error.
+//
+// This is stricter than go-humanize's ParseBytes, which reads "400M" as
+// 400 MB (StarPU's memory limits are MiB), truncates fractions of a byte
+// and rounds through float64; the tests check that both read every size
+// this package accepts as the same number of bytes.
 package bytesize
 
 import (

@@ -2,7 +2,11 @@ package bytesize
 
 import (
 	"errors"
+	"math/big"
+	"strings"
 	"testing"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,5 +107,42 @@ func FuzzParse(f *testing.F) {
 		if err != nil || back != v {
 			t.Fatalf("Format(%d) = %q reads back as %d, %v", v, Format(v), back, err)
 		}
+		if h, err := humanize.ParseBigBytes(strings.TrimSpace(s)); err != nil || h.Cmp(big.NewInt(v)) != 0 {
+			t.Fatalf("Parse(%q) = %d, go-humanize reads %v, %v", s, v, h, err)
+		}
 	})
+}
+
+// TestAgainstHumanize: every size Parse reads, go-humanize's exact parser
+// reads the same; where they part, Parse refuses what humanize reads
+// silently (the README says why the parser is not humanize's).
+func TestAgainstHumanize(t *testing.T) {
+	for _, s := range []string{"0", "104857600", "400MiB", "400 MiB", "3gib", "1.5KiB", "0.5GiB", "1PiB", "5kB", "5KB", "1.5GB", "2tb", "8191PiB", "9223372036854775807"} {
+		v, err := Parse(s)
+		require.NoError(t, err, s)
+		h, err := humanize.ParseBigBytes(s)
+		require.NoError(t, err, s)
+		assert.Equal(t, big.NewInt(v), h, s)
+	}
+	for _, c := range []struct {
+		in       string
+		humanize uint64
+		ours     int64 // -1: refused
+	}{
+		{"400M", 400e6, -1}, // StarPU's limits are MiB: a user may mean 400 MiB
+		{"1.1B", 1, -1},     // a fraction of a byte, truncated
+		{"0.3KiB", 307, -1}, // 307.2 bytes, truncated
+		{"1,000", 1000, -1}, // a thousands separator
+		{"9007199254740993", 9007199254740992, 9007199254740993}, // float64 rounding
+	} {
+		h, err := humanize.ParseBytes(c.in)
+		require.NoError(t, err, c.in)
+		assert.Equal(t, c.humanize, h, c.in)
+		v, err := Parse(c.in)
+		if c.ours < 0 {
+			assert.Error(t, err, c.in)
+		} else {
+			assert.Equal(t, c.ours, v, c.in)
+		}
+	}
 }
