@@ -51,29 +51,29 @@ func newChecker(s *Simulator) *checker {
 func (c *checker) version(h *memory.Handle, node int) *uint64 { return &c.ver[h.ID()*c.nodes+node] }
 
 // kernelStart checks a kernel's start on w.
-func (s *Simulator) checkKernelStart(w *Worker, t *TaskState) {
+func (s *Simulator) checkKernelStart(w *worker, t *TaskState) {
 	c := s.chk
 	if c.running[w.ID]++; c.running[w.ID] > 1 {
-		s.fail(fmt.Errorf("check: %s starts task %d (%s) while %d other kernel(s) run on it: one kernel at a time per worker", w.Name, t.id, t.spec.Name, c.running[w.ID]-1))
+		s.fail(fmt.Errorf("check: %s starts task %d (%s) while %d other kernel(s) run on it: one kernel at a time per worker", w.Name, t.ID(), t.Spec().Name, c.running[w.ID]-1))
 	}
-	if c.starts[t.id]++; c.starts[t.id] > 1 {
-		s.fail(fmt.Errorf("check: task %d (%s) starts a second time, on %s", t.id, t.spec.Name, w.Name))
+	if c.starts[t.ID()]++; c.starts[t.ID()] > 1 {
+		s.fail(fmt.Errorf("check: task %d (%s) starts a second time, on %s", t.ID(), t.Spec().Name, w.Name))
 	}
-	for _, b := range t.bufs {
+	for _, b := range t.Buffers() {
 		if b.Mode&graph.R != 0 && b.H.Rep(w.Node).State() != memory.Invalid {
 			if v := *c.version(b.H, w.Node); v != b.H.Version() {
-				s.fail(fmt.Errorf("check: task %d (%s) reads version %d of %s on %s, the last written is %d", t.id, t.spec.Name, v, b.H.Spec().Name, w.Name, b.H.Version()))
+				s.fail(fmt.Errorf("check: task %d (%s) reads version %d of %s on %s, the last written is %d", t.ID(), t.Spec().Name, v, b.H.Spec().Name, w.Name, b.H.Version()))
 			}
 		}
 	}
 }
 
 // checkKernelEnd checks a kernel's end on w.
-func (s *Simulator) checkKernelEnd(w *Worker, t *TaskState) {
+func (s *Simulator) checkKernelEnd(w *worker, t *TaskState) {
 	c := s.chk
 	c.running[w.ID]--
-	if c.ends[t.id]++; c.ends[t.id] > 1 {
-		s.fail(fmt.Errorf("check: task %d (%s) ends a second time", t.id, t.spec.Name))
+	if c.ends[t.ID()]++; c.ends[t.ID()] > 1 {
+		s.fail(fmt.Errorf("check: task %d (%s) ends a second time", t.ID(), t.Spec().Name))
 	}
 }
 
@@ -107,7 +107,7 @@ func (s *Simulator) checkEnd() error {
 	for i := range s.tasks {
 		if c.starts[i] != 1 || c.ends[i] != 1 {
 			t := &s.tasks[i]
-			return fmt.Errorf("check: task %d (%s) started %d and ended %d times: each task runs exactly once", i, t.spec.Name, c.starts[i], c.ends[i])
+			return fmt.Errorf("check: task %d (%s) started %d and ended %d times: each task runs exactly once", i, t.Spec().Name, c.starts[i], c.ends[i])
 		}
 	}
 	for i := 0; i < s.mem.NumHandles(); i++ {

@@ -694,7 +694,7 @@ func (s *Simulator) wontUse(h *memory.Handle, after int32) {
 }
 
 func (s *Simulator) wontUseDone(h *memory.Handle, t *TaskState) {
-	if w := &s.hwont[h.ID()]; w.armed && w.after == t.id {
+	if w := &s.hwont[h.ID()]; w.armed && int(w.after) == t.ID() {
 		s.applyWontUse(h)
 	}
 }

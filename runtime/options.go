@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // Options of a run. The zero value of a count means StarPU's default.
@@ -23,8 +24,8 @@ type Options struct {
 	// StarPU's STARPU_LIMIT_CUDA_<id>_MEM does.
 	GPUMemLimitByDevice map[string]int64
 	// DMWeights, when set, replaces the dm family's fitness weights
-	// (StarPU's STARPU_SCHED_ALPHA, _BETA, _GAMMA; DefaultDMWeights).
-	DMWeights *DMWeights
+	// (StarPU's STARPU_SCHED_ALPHA, _BETA, _GAMMA; sched.DefaultDMWeights).
+	DMWeights *sched.DMWeights
 	// NoPrefetch disables push-time prefetch (STARPU_PREFETCH=0).
 	NoPrefetch bool
 	// StarPUTransferFactor reproduces StarPU's transfer prediction, which
@@ -62,13 +63,6 @@ type Options struct {
 	// Check verifies the run's invariants and fails on a violation.
 	Check bool
 }
-
-// DMWeights weigh the terms of the dm family's fitness: Alpha the expected
-// end, Beta the transfer penalty, Gamma (µs per joule) the energy.
-type DMWeights struct{ Alpha, Beta, Gamma float64 }
-
-// DefaultDMWeights are StarPU's: STARPU_SCHED_ALPHA=1, _BETA=1, _GAMMA=1000.
-var DefaultDMWeights = DMWeights{Alpha: 1, Beta: 1, Gamma: 1000}
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {

@@ -171,7 +171,8 @@ func (s *Simulator) computeHetsimPaths() hetsimPaths {
 		// pushed its own to its successors (dense indices, where reading
 		// each dependency's id would miss the cache).
 		best := math.Inf(1)
-		for wi, k := range *t.stats {
+		for wi := range runnable {
+			k := t.Stats(wi)
 			if k == nil {
 				runnable[wi] = false
 				continue

@@ -18,6 +18,7 @@ import (
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 func run(t testing.TB, cal *calibrate.File, app string, n int, opts runtime.Options) *runtime.Result {
@@ -43,7 +44,7 @@ func opts(sched string) runtime.Options {
 // once, on a worker whose arch is calibrated for it.
 func TestEverySchedulerChecked(t *testing.T) {
 	cal := calibrate.Default()
-	for _, sched := range runtime.SchedulerNames() {
+	for _, sched := range sched.Names() {
 		for _, app := range []string{"cholesky", "lu"} {
 			t.Run(sched+"/"+app, func(t *testing.T) {
 				res := run(t, cal, app, 960*6, opts(sched))
@@ -391,10 +392,10 @@ func TestDeviceFreeCost(t *testing.T) {
 }
 
 // prioOf is the priority range of a registered scheduler.
-func prioOf(sched string) graph.PrioRange {
-	p, ok := runtime.PriorityRange(sched)
+func prioOf(name string) graph.PrioRange {
+	p, ok := sched.PriorityRange(name)
 	if !ok {
-		panic("unknown scheduler " + sched)
+		panic("unknown scheduler " + name)
 	}
 	return p
 }

@@ -15,24 +15,12 @@ import (
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/memory"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
-// WorkerKind is the kind of processing unit a worker drives.
-type WorkerKind uint8
-
-// Worker kinds.
-const (
-	CPUWorker WorkerKind = iota
-	GPUWorker
-)
-
-// Worker is one StarPU worker: a CPU core or a GPU driven by a CPU thread.
-type Worker struct {
-	ID   int
-	Name string // "CPU0", "CUDA1"
-	Kind WorkerKind
-	Arch string // perf-model arch
-	Node int    // memory node index (0 = RAM)
+// worker is one worker (machine.Worker) and what its thread and device do.
+type worker struct {
+	machine.Worker
 
 	pipeline     int // tasks it may have submitted to its device at once
 	fetching     int // popped tasks whose inputs are being fetched
@@ -61,40 +49,40 @@ type Worker struct {
 	threadFreeS float64
 }
 
+// TaskState is a task's life in the run: what schedulers see of it
+// (sched.Task) and the runtime's own state.
 type TaskState struct {
 	// The struct is 128 bytes, two cache lines of its slab (which starts
 	// on a page): tasks are reached in no particular order, each a cache
 	// miss or two, and there are as many as the graph's tasks. The first
-	// line holds what a push reads (bufs, stats, prio, prefetched) and
-	// readyS, which the release writes just before: that store brings the
-	// line in without stalling, for the push to find it. prio and syncGPU
-	// copy spec's Priority and SyncGPU, read often: spec is elsewhere.
-	bufs         []memory.Buf
-	stats        *workerStats // nil entries: cannot run there
-	worker       *Worker
-	readyS       float64
-	id           int32
-	prio         int32
-	prefetchNode int32
-	syncGPU      bool
-	done         bool
-	prefetched   bool
-	wontUse      bool // spec.WontUse is not empty
+	// line holds what a push reads and writes (the sched.Task: buffers,
+	// model entries, priority, the dm family's bookkeeping) and readyS,
+	// which the release writes just before: that store brings the line in
+	// without stalling, for the push to find it.
+	sched.Task
+	readyS float64
 
-	spec *graph.Task
+	prefetchNode int32
+	// syncGPU copies the spec's SyncGPU, read often: the spec is elsewhere.
+	syncGPU    bool
+	done       bool
+	prefetched bool
+	wontUse    bool // spec.WontUse is not empty
+	worker     *worker
+	spec       *graph.Task
 	// dg holds the dependency lists (Preds), shared by every task.
 	dg        *graph.Deps
 	kernel    int32 // index of spec.Name in Simulator.kernelNames
 	nfetching int32
 
 	submitS, startS, endS float64
-
-	// Scheduler bookkeeping (dmda family).
-	predictedUS, penPrimeUS float64
 }
 
+// Spec is the task as the application submitted it.
+func (t *TaskState) Spec() *graph.Task { return t.spec }
+
 // workerStats holds a task's model entry per worker (index: Worker.ID).
-type workerStats []*machine.KernelStats
+type workerStats = []*machine.KernelStats
 
 // bufSlots is the buffers' slab's room per task: task i's buffers are at
 // bufs[bufSlots*i:] (a task with more goes at the slab's end).
@@ -109,11 +97,13 @@ type Simulator struct {
 	eng   *emulator.Engine
 	net   *emulator.Network
 	rng   *rand.Rand
-	sched Scheduler
+	sched sched.Scheduler
+	view  *sched.View
 
 	nodes   []*memNode
 	nodeIdx map[string]int
-	workers []*Worker
+	workers []*worker
+	mw      []*machine.Worker // the workers as schedulers and observers see them
 	ngpus   int
 
 	mem *memory.Memory
@@ -181,9 +171,9 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	if opts.Durations == "" {
 		opts.Durations = cost.Mean
 	}
-	entry, ok := lookupScheduler(opts.Sched)
+	sc, ok := sched.New(opts.Sched)
 	if !ok {
-		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(SchedulerNames(), ", "))
+		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(sched.Names(), ", "))
 	}
 	s := &Simulator{m: m, opts: opts, g: g, eng: emulator.NewEngine(), rng: rand.New(rand.NewPCG(opts.Seed, 0x5eed5eed)),
 		nodeIdx: map[string]int{},
@@ -249,8 +239,14 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.queuedCall = func(id int) { t := &s.tasks[id]; s.deviceQueued(t.worker, t) }
 	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
-	s.sched = entry.factory()
-	s.sched.Init(s)
+	s.sched = sc
+	weights := sched.DefaultDMWeights
+	if opts.DMWeights != nil {
+		weights = *opts.DMWeights
+	}
+	s.view = sched.NewView(sched.ViewConfig{Engine: s.eng, Workers: s.mw, Cost: s.cost, Rand: s.rng, Graph: s.g,
+		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail})
+	s.sched.Init(s.view)
 	s.obs = opts.Observer
 	if s.obs == nil {
 		s.obs = NopObserver{}
@@ -322,10 +318,10 @@ func (s *Simulator) buildWorkers() error {
 	}
 	// StarPU numbers CPU workers first, then CUDA workers.
 	for i := 0; i < ncpu; i++ {
-		s.workers = append(s.workers, &Worker{Name: fmt.Sprintf("CPU%d", i), Kind: CPUWorker, Arch: arch, Node: 0, pipeline: 1})
+		s.workers = append(s.workers, &worker{Worker: machine.Worker{Name: fmt.Sprintf("CPU%d", i), Kind: machine.CPUWorker, Arch: arch, Node: 0}, pipeline: 1})
 	}
 	for _, n := range s.nodes[1:] {
-		s.workers = append(s.workers, &Worker{Name: n.Name, Kind: GPUWorker, Arch: n.arch, Node: n.ID, pipeline: 2})
+		s.workers = append(s.workers, &worker{Worker: machine.Worker{Name: n.Name, Kind: machine.GPUWorker, Arch: n.arch, Node: n.ID}, pipeline: 2})
 	}
 	if len(s.workers) == 0 {
 		return fmt.Errorf("no workers: --ncpu 0 and no GPU")
@@ -333,6 +329,7 @@ func (s *Simulator) buildWorkers() error {
 	for i, w := range s.workers {
 		w.ID = i
 		w.idle = true
+		s.mw = append(s.mw, &w.Worker)
 	}
 	return nil
 }
@@ -414,13 +411,13 @@ func (s *Simulator) dir(src, dst int) *direction { return s.dirs[src][dst] }
 // run could only end in a deadlock. minCap is the smallest limited GPU
 // memory (math.MaxInt64: none).
 func (s *Simulator) checkFits(t *TaskState, minCap int64) error {
-	need := memory.NeedBytes(t.bufs, minCap)
+	need := memory.NeedBytes(t.Buffers(), minCap)
 	if need <= minCap {
 		return nil
 	}
 	for _, n := range s.nodes[1:] {
 		if n.Capacity > 0 && need > n.Capacity {
-			return &FitError{Node: n.Name, CapacityBytes: n.Capacity, Task: int(t.id), Name: t.spec.Name, NeedBytes: need}
+			return &FitError{Node: n.Name, CapacityBytes: n.Capacity, Task: t.ID(), Name: t.Spec().Name, NeedBytes: need}
 		}
 	}
 	return nil
@@ -501,7 +498,6 @@ func (s *Simulator) buildGraph() error {
 			return fmt.Errorf("task %d has ID %d", i, t.ID)
 		}
 		ts := &s.tasks[i]
-		ts.spec, ts.id = t, int32(i)
 		// Tasks mostly come in runs of one kernel, whose names share one
 		// string (compared by pointer here); a few names are found faster
 		// by comparing than by hashing.
@@ -534,20 +530,22 @@ func (s *Simulator) buildGraph() error {
 		if t.Priority != int(int32(t.Priority)) {
 			return fmt.Errorf("task %d (%s): priority %d is out of range (a 32-bit integer)", i, t.Name, t.Priority)
 		}
-		ts.kernel, ts.prio, ts.syncGPU, ts.dg = int32(k), int32(t.Priority), t.SyncGPU, &s.deps
+		ts.kernel, ts.syncGPU, ts.dg = int32(k), t.SyncGPU, &s.deps
 		ts.wontUse = len(t.WontUse) > 0
 		b0, n := bufSlots*i, len(t.Buffers)
 		if n > bufSlots {
 			b0 = len(s.bufs)
 			s.bufs = s.bufs[:b0+n]
 		}
-		ts.bufs = s.bufs[b0 : b0+n : b0+n]
+		bufs := s.bufs[b0 : b0+n : b0+n]
 		for j, a := range t.Buffers {
 			if a.Handle < 0 || a.Handle >= s.mem.NumHandles() {
 				return fmt.Errorf("task %d (%s): unknown handle %d", i, t.Name, a.Handle)
 			}
-			ts.bufs[j] = memory.Buf{H: s.mem.Handle(a.Handle), Mode: a.Mode}
+			bufs[j] = memory.Buf{H: s.mem.Handle(a.Handle), Mode: a.Mode}
 		}
+		ts.spec = t
+		ts.Set(i, int32(t.Priority), bufs, nil)
 		if err := s.checkFits(ts, minCap); err != nil {
 			return err
 		}
@@ -555,6 +553,7 @@ func (s *Simulator) buildGraph() error {
 			return fmt.Errorf("task %d (%s) is pinned to worker %d; there are %d workers", i, t.Name, t.Worker, len(s.workers))
 		}
 		fresh := true // stats not yet checked runnable
+		var stats *workerStats
 		if t.Pinned || t.FixedUS > 0 {
 			if cap(kslab)-len(kslab) < nw {
 				kslab = make([]*machine.KernelStats, 0, nw*1024)
@@ -564,8 +563,8 @@ func (s *Simulator) buildGraph() error {
 				krows = make([]workerStats, 0, 1024)
 			}
 			krows = append(krows, kslab[len(kslab)-nw:len(kslab):len(kslab)])
-			ts.stats = &krows[len(krows)-1]
-			s.fillStats(*ts.stats, t)
+			stats = &krows[len(krows)-1]
+			s.fillStats(*stats, t)
 		} else {
 			// Tasks of one kernel, model and footprint share their
 			// per-worker entries. The last entries used per kernel name
@@ -577,7 +576,7 @@ func (s *Simulator) buildGraph() error {
 			// Shared entries found were checked when made: an entry that
 			// runs nowhere stops the build at its first task.
 			if c := last[k]; c.stats != nil && c.key == key {
-				ts.stats, fresh = c.stats, false
+				stats, fresh = c.stats, false
 			} else {
 				st, ok := shared[key]
 				if !ok {
@@ -586,13 +585,14 @@ func (s *Simulator) buildGraph() error {
 					s.fillStats(row, t)
 					shared[key] = st
 				}
-				ts.stats, fresh = st, !ok
+				stats, fresh = st, !ok
 				last[k] = statsEntry{key, st}
 			}
 		}
+		ts.Set(i, int32(t.Priority), bufs, stats)
 		runnable := !fresh
-		for j := 0; !runnable && j < len(*ts.stats); j++ {
-			runnable = (*ts.stats)[j] != nil
+		for j := 0; !runnable && j < len(*stats); j++ {
+			runnable = (*stats)[j] != nil
 		}
 		if !runnable {
 			return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs", i, t.Name, t.Model, t.Footprint)
@@ -645,7 +645,7 @@ func (s *Simulator) fillStats(st []*machine.KernelStats, t *graph.Task) {
 }
 
 // lookupKernel returns the model entry of t on w's arch, if calibrated.
-func (s *Simulator) lookupKernel(t *graph.Task, w *Worker) (*machine.KernelStats, bool) {
+func (s *Simulator) lookupKernel(t *graph.Task, w *worker) (*machine.KernelStats, bool) {
 	key := machine.KernelKey{Model: t.Model, Arch: w.Arch, Footprint: t.Footprint}
 	if k, ok := s.kcache[key]; ok {
 		return k, k != nil
@@ -660,8 +660,8 @@ func (s *Simulator) lookupKernel(t *graph.Task, w *Worker) (*machine.KernelStats
 }
 
 // kernelStats returns t's model entry on w (nil: uncalibrated).
-func (s *Simulator) kernelStats(t *TaskState, w *Worker) *machine.KernelStats {
-	return (*t.stats)[w.ID]
+func (s *Simulator) kernelStats(t *TaskState, w *worker) *machine.KernelStats {
+	return t.Stats(w.ID)
 }
 
 // Run simulates the whole graph and returns the result.
@@ -670,8 +670,8 @@ func (s *Simulator) Run() (*Result, error) {
 	for i, n := range s.nodes {
 		names[i] = n.Name
 	}
-	s.obs.Start(s.workers, names)
-	for _, w := range s.workers {
+	s.obs.Start(s.mw, names)
+	for _, w := range s.mw {
 		s.obs.WorkerState(0, w, "Idle", nil)
 	}
 	// The application thread submits tasks one after the other.
@@ -716,7 +716,7 @@ func (s *Simulator) submit(i int) {
 	t := &s.tasks[i]
 	t.submitS = s.eng.NowS()
 	if t.wontUse { // (without reading spec, a cache miss per task)
-		for _, hid := range t.spec.WontUse {
+		for _, hid := range t.Spec().WontUse {
 			s.wontUse(s.mem.Handle(hid), s.wontUseAfter[s.wuNext])
 			s.wuNext++
 		}
@@ -749,8 +749,8 @@ func (s *Simulator) release(id int, freeS *float64) {
 
 // threadClock is when w's thread is free: a GPU worker's is its node's
 // driver, which also issues the node's copies.
-func (s *Simulator) threadClock(w *Worker) *float64 {
-	if w.Kind == GPUWorker {
+func (s *Simulator) threadClock(w *worker) *float64 {
+	if w.Kind == machine.GPUWorker {
 		return &s.nodes[w.Node].issueFreeS
 	}
 	return &w.threadFreeS
@@ -760,7 +760,9 @@ func (s *Simulator) threadClock(w *Worker) *float64 {
 func (s *Simulator) push(id int) {
 	t := &s.tasks[id]
 	s.obs.Push(s.eng.NowS(), t)
-	s.sched.Push(t)
+	if d := s.sched.Push(&t.Task); d.Prefetch && d.Worker != nil {
+		s.prefetch(t, s.workers[d.Worker.ID])
+	}
 	s.wakeIdle()
 }
 
@@ -777,11 +779,11 @@ func (s *Simulator) wakeIdle() {
 // A GPU worker's driver thread also issues its node's copies: it makes
 // them progress before it pops (StarPU's driver loop), and while it is busy
 // issuing them, the pop waits.
-func (s *Simulator) workerPop(w *Worker) {
+func (s *Simulator) workerPop(w *worker) {
 	if w.blocked {
 		return // popped again when the driver returns
 	}
-	if w.Kind == GPUWorker {
+	if w.Kind == machine.GPUWorker {
 		if node := s.nodes[w.Node]; node.progressPosted {
 			// Pop right after the pending pass (posted before this).
 			s.eng.PostCallAfter(node.progressAtS-s.eng.NowS(), s.popCall, w.ID)
@@ -793,13 +795,14 @@ func (s *Simulator) workerPop(w *Worker) {
 		return
 	}
 	for w.canPop() {
-		t := s.sched.Pop(w)
-		if t == nil {
+		tk := s.sched.Pop(&w.Worker)
+		if tk == nil {
 			w.idle = true
 			s.updateState(w)
 			return
 		}
-		s.obs.Pop(s.eng.NowS(), w, t)
+		t := &s.tasks[tk.ID()]
+		s.obs.Pop(s.eng.NowS(), &w.Worker, t)
 		s.accountWait(w)
 		w.held++
 		w.fetching++
@@ -812,19 +815,19 @@ func (s *Simulator) workerPop(w *Worker) {
 
 // fetchInputs requests every buffer of t on w's node; the task is ready for
 // the device once all have arrived.
-func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
+func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
 	prefetched := t.prefetched
 	pn := int(t.prefetchNode)
 	if prefetched {
-		for _, b := range t.bufs {
+		for _, b := range t.Buffers() {
 			s.mem.Unprotect(b.H, pn)
 		}
 		t.prefetched = false
 		s.nodes[pn].Changed()
 	}
 	t.nfetching = 1
-	done := waiter{call: s.arrivedCall, arg: int(t.id)}
-	for _, b := range t.bufs {
+	done := waiter{call: s.arrivedCall, arg: t.ID()}
+	for _, b := range t.Buffers() {
 		h := b.H
 		s.mem.Pin(h, w.Node)
 		if plantedFault == faultKernelBeforeData && b.Mode&graph.R != 0 {
@@ -832,19 +835,19 @@ func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
 		}
 		t.nfetching++
 		if b.Mode&graph.R == 0 {
-			s.allocate(h, w.Node, memory.Fetch, func() { s.arrived(int(t.id)) })
+			s.allocate(h, w.Node, memory.Fetch, func() { s.arrived(t.ID()) })
 			continue
 		}
-		s.fetch(h, w.Node, memory.Fetch, int(t.prio), done)
+		s.fetch(h, w.Node, memory.Fetch, t.Priority(), done)
 	}
 	if prefetched {
 		// After the fetches: a hit has already moved its copy (touch).
 		// A fetch's reclaim reads protection, not lists.
-		for _, b := range t.bufs {
+		for _, b := range t.Buffers() {
 			s.mem.Relist(b.H, pn)
 		}
 	}
-	s.arrived(int(t.id))
+	s.arrived(t.ID())
 }
 
 // arrived counts one of task id's inputs in; the last one makes the task
@@ -853,7 +856,7 @@ func (s *Simulator) arrived(id int) {
 	t := &s.tasks[id]
 	t.nfetching--
 	if t.nfetching == 0 {
-		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.bufs)), s.readyCall, int(t.id))
+		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers())), s.readyCall, t.ID())
 	}
 }
 
@@ -879,16 +882,16 @@ func distinctBufs(bufs []memory.Buf) int {
 // STARPU_SIMGRID_CUDA_QUEUE_COST sleep on the driver thread), so that cost
 // overlaps the kernel already running there rather than delaying the
 // device; until then the driver pops nothing.
-func (s *Simulator) inputsReady(w *Worker, t *TaskState) {
-	if w.Kind == GPUWorker && s.m.Costs.DeviceTaskQueueS > 0 {
-		s.eng.PostCallAfter(s.m.Costs.DeviceTaskQueueS, s.queuedCall, int(t.id))
+func (s *Simulator) inputsReady(w *worker, t *TaskState) {
+	if w.Kind == machine.GPUWorker && s.m.Costs.DeviceTaskQueueS > 0 {
+		s.eng.PostCallAfter(s.m.Costs.DeviceTaskQueueS, s.queuedCall, t.ID())
 		return
 	}
 	s.deviceQueued(w, t)
 }
 
 // deviceQueued: t's inputs are in; its driver submits it to w's device.
-func (s *Simulator) deviceQueued(w *Worker, t *TaskState) {
+func (s *Simulator) deviceQueued(w *worker, t *TaskState) {
 	w.fetching--
 	if w.blocked {
 		w.heldBack = append(w.heldBack, t)
@@ -898,7 +901,7 @@ func (s *Simulator) deviceQueued(w *Worker, t *TaskState) {
 }
 
 // submitKernel: t waits on w's device for its turn.
-func (s *Simulator) submitKernel(w *Worker, t *TaskState) {
+func (s *Simulator) submitKernel(w *worker, t *TaskState) {
 	w.ready = append(w.ready, t)
 	if t.syncGPU {
 		w.nsync++
@@ -916,8 +919,8 @@ func (s *Simulator) submitKernel(w *Worker, t *TaskState) {
 // tasks are submitted to the device (running or queued there), and not at
 // all while a synchronous kernel (Task.SyncGPU) is queued or running: the
 // driver thread waits on it.
-func (w *Worker) canPop() bool {
-	if w.Kind == CPUWorker {
+func (w *worker) canPop() bool {
+	if w.Kind == machine.CPUWorker {
 		return w.held == 0
 	}
 	if w.nsync > 0 {
@@ -931,8 +934,8 @@ func (w *Worker) canPop() bool {
 }
 
 // startKernel starts the next ready task on w's device if it is free.
-func (s *Simulator) startKernel(w *Worker) {
-	if (w.running != nil && (plantedFault != faultOverlapKernels || w.Kind != GPUWorker)) || len(w.ready) == 0 {
+func (s *Simulator) startKernel(w *worker) {
+	if (w.running != nil && (plantedFault != faultOverlapKernels || w.Kind != machine.GPUWorker)) || len(w.ready) == 0 {
 		return
 	}
 	t := w.ready[0]
@@ -948,40 +951,40 @@ func (s *Simulator) startKernel(w *Worker) {
 		s.checkKernelStart(w, t)
 		for _, id := range t.preds() {
 			if p := &s.tasks[id]; !p.done {
-				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.id, t.spec.Name, p.id, p.spec.Name))
+				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.ID(), t.Spec().Name, p.ID(), p.Spec().Name))
 			}
 		}
-		for _, b := range t.bufs {
+		for _, b := range t.Buffers() {
 			if !b.H.Rep(w.Node).Allocated() {
-				s.fail(fmt.Errorf("task %d (%s) starts on %s without %s allocated", t.id, t.spec.Name, w.Name, b.H.Spec().Name))
+				s.fail(fmt.Errorf("task %d (%s) starts on %s without %s allocated", t.ID(), t.Spec().Name, w.Name, b.H.Spec().Name))
 			}
 		}
-		for _, b := range t.bufs {
+		for _, b := range t.Buffers() {
 			h := b.H
 			if b.Mode&graph.R != 0 && h.Rep(w.Node).State() == memory.Invalid {
-				s.fail(fmt.Errorf("task %d (%s) starts on %s without a valid %s", t.id, t.spec.Name, w.Name, h.Spec().Name))
+				s.fail(fmt.Errorf("task %d (%s) starts on %s without a valid %s", t.ID(), t.Spec().Name, w.Name, h.Spec().Name))
 			}
 			if err := s.mem.CheckHandle(h); err != nil {
 				s.fail(err)
 			}
 		}
 	}
-	if w.Kind == GPUWorker && t.syncGPU {
+	if w.Kind == machine.GPUWorker && t.syncGPU {
 		s.stallDriver(w.Node)
 	}
-	s.sched.PreExec(w, t)
+	s.sched.PreExec(&w.Worker, &t.Task)
 	durS := s.durationS(t, w)
 	t.startS = now
-	s.eng.PostCallAfter(durS, s.endCall, int(t.id))
+	s.eng.PostCallAfter(durS, s.endCall, t.ID())
 }
 
-func (s *Simulator) durationS(t *TaskState, w *Worker) float64 {
+func (s *Simulator) durationS(t *TaskState, w *worker) float64 {
 	return cost.SampleUS(s.kernelStats(t, w), s.opts.Durations, s.rng) * 1e-6
 }
 
 // updateState reports w's state to the observer when it changed: executing
 // a kernel, else fetching the inputs of a popped task, else idle.
-func (s *Simulator) updateState(w *Worker) {
+func (s *Simulator) updateState(w *worker) {
 	state, task := "Idle", (*TaskState)(nil)
 	switch {
 	case w.running != nil:
@@ -993,12 +996,12 @@ func (s *Simulator) updateState(w *Worker) {
 		return
 	}
 	w.state, w.stateTask = state, task
-	s.obs.WorkerState(s.eng.NowS(), w, state, task)
+	s.obs.WorkerState(s.eng.NowS(), &w.Worker, state, task)
 }
 
 // accountWait adds the time since the last state change to w's waiting time
 // if w was holding tasks with none running.
-func (s *Simulator) accountWait(w *Worker) {
+func (s *Simulator) accountWait(w *worker) {
 	now := s.eng.NowS()
 	if w.running == nil && w.held > 0 {
 		w.waitS += now - w.stateAt
@@ -1006,7 +1009,7 @@ func (s *Simulator) accountWait(w *Worker) {
 	w.stateAt = now
 }
 
-func (s *Simulator) endKernel(w *Worker, t *TaskState) {
+func (s *Simulator) endKernel(w *worker, t *TaskState) {
 	now := s.eng.NowS()
 	if s.chk != nil {
 		s.checkKernelEnd(w, t)
@@ -1034,11 +1037,11 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 
 // completeKernel is the driver's part of t's end on w: data states,
 // successors, and what w does next.
-func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
+func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 	w.perKernel[t.kernel]++
 	w.ntasks++
 	// MSI: a write makes w's node the owner and invalidates every other copy.
-	for _, b := range t.bufs {
+	for _, b := range t.Buffers() {
 		h := b.H
 		if b.Mode&graph.W != 0 {
 			s.mem.Write(h, w.Node)
@@ -1048,7 +1051,7 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 		}
 		s.mem.Unpin(h, w.Node)
 	}
-	s.sched.PostExec(w, t)
+	s.sched.PostExec(&w.Worker, &t.Task)
 	s.obs.TaskDone(t)
 	s.accountWait(w)
 	if w.running == t {
@@ -1060,13 +1063,13 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 	w.held--
 	t.done = true
 	s.ndone++
-	for _, q := range s.succ[s.succOff[t.id]:s.succOff[t.id+1]] {
+	for _, q := range s.succ[s.succOff[t.ID()]:s.succOff[t.ID()+1]] {
 		s.npending[q]--
 		if s.npending[q] == 0 {
 			s.release(int(q), s.threadClock(w))
 		}
 	}
-	for _, b := range t.bufs {
+	for _, b := range t.Buffers() {
 		s.wontUseDone(b.H, t)
 	}
 	s.startKernel(w)
@@ -1077,7 +1080,7 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 	}
 	s.nodes[w.Node].memoryFreed(s)
 	s.tidy(w.Node)
-	if w.Kind == GPUWorker && t.syncGPU {
+	if w.Kind == machine.GPUWorker && t.syncGPU {
 		s.resumeDriver(w.Node)
 	}
 }
@@ -1149,7 +1152,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // meanwhile, submits the tasks whose inputs arrived, and pops.
 func (s *Simulator) blockWorker(n int, on bool) {
 	for _, w := range s.workers {
-		if w.Kind != GPUWorker || w.Node != n {
+		if w.Kind != machine.GPUWorker || w.Node != n {
 			continue
 		}
 		if on {

@@ -97,7 +97,7 @@ func TestRecWriterRoundTrip(t *testing.T) {
 		byJob[*r.JobID] = r
 	}
 	require.Len(t, byJob, res.NTasks)
-	workers := map[int]*runtime.Worker{}
+	workers := map[int]*machine.Worker{}
 	for _, ts := range obs.tasks {
 		workers[ts.Worker().ID] = ts.Worker()
 	}

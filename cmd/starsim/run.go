@@ -24,6 +24,7 @@ import (
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sched"
 	"github.com/starsim/starsim/traces"
 )
 
@@ -153,7 +154,7 @@ func (f *runFlags) startProfile(out *outputSet) error {
 // scheduler, durations, outputs, decision log and traces.
 func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	f.mf.register(fs, false, cmd == "run")
-	fs.StringVar(&f.sched, "sched", "", "scheduler `S`: "+strings.Join(runtime.SchedulerNames(), ", ")+" (default dmda)")
+	fs.StringVar(&f.sched, "sched", "", "scheduler `S`: "+strings.Join(sched.Names(), ", ")+" (default dmda)")
 	fs.IntVar(&f.ncpu, "ncpu", -1, "`N` CPU workers; -1: StarPU's default, the cores less one per GPU")
 	fs.IntVar(&f.ncuda, "ncuda", -1, "`N` GPU workers; -1: StarPU's default, all GPUs")
 	fs.StringVar(&f.durations, "durations", "mean", "kernel durations `D`: mean, normal or histogram (seeded)")
@@ -244,9 +245,9 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 		g   *graph.Graph
 		err error
 	}
-	prio, ok := runtime.PriorityRange(f.sched)
+	prio, ok := sched.PriorityRange(f.sched)
 	if !ok {
-		return nil, flagError("sched", f.sched, "unknown scheduler (known: %s)", strings.Join(runtime.SchedulerNames(), ", "))
+		return nil, flagError("sched", f.sched, "unknown scheduler (known: %s)", strings.Join(sched.Names(), ", "))
 	}
 	o := models.Options{N: f.n, Block: f.block, Precision: prec, Prio: prio, NoPrio: f.noPrio}
 	graph := make(chan built, 1)

@@ -20,6 +20,7 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // Budgets of one command (documented in the README).
@@ -149,8 +150,8 @@ func (f *runFlags) validateCommon(cmd string) error {
 			return flagError(c.name, c.v, "want a worker count >= 0 (leave the flag out for StarPU's default)")
 		}
 	}
-	if !slices.Contains(runtime.SchedulerNames(), f.sched) {
-		return sourceError(f.source("sched"), f.sched, "unknown scheduler (known: %s)", strings.Join(runtime.SchedulerNames(), ", "))
+	if !slices.Contains(sched.Names(), f.sched) {
+		return sourceError(f.source("sched"), f.sched, "unknown scheduler (known: %s)", strings.Join(sched.Names(), ", "))
 	}
 	switch cost.Durations(f.durations) {
 	case cost.Mean, cost.Normal, cost.Histogram:

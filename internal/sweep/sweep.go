@@ -14,6 +14,7 @@ import (
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // Machine is one calibration to sweep, after any what-if transform; Label
@@ -235,7 +236,7 @@ func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generati
 	if err != nil {
 		return nil, nil, o, err
 	}
-	prio, ok := runtime.PriorityRange(j.Sched)
+	prio, ok := sched.PriorityRange(j.Sched)
 	if !ok {
 		return nil, nil, o, fmt.Errorf("unknown scheduler %q", j.Sched)
 	}
