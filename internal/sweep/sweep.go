@@ -12,9 +12,9 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/sched"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // Machine is one calibration to sweep, after any what-if transform; Label
@@ -60,7 +60,7 @@ type Plan struct {
 	Blocks   []int
 	Ns       []int
 	Double   bool
-	Options  runtime.Options
+	Options  sim.Options
 }
 
 // Job is one run of a plan. Index is its place in the plan's fixed order:
@@ -124,7 +124,7 @@ type Row struct {
 	PriceUnits                float64
 	// Utilization is the busy-fraction time series (Options.SampleIntervalS
 	// > 0); JSON output only.
-	Utilization *runtime.Utilization
+	Utilization *sim.Utilization
 }
 
 // GFlopsPerPrice is GFlop/s per unit of money (0 without a price).
@@ -136,7 +136,7 @@ func (r Row) GFlopsPerPrice() float64 {
 }
 
 // MaxSamples bounds the utilization samples all the rows of a sweep hold
-// (each run is bounded by runtime.MaxSamples): beyond it the sweep fails,
+// (each run is bounded by sim.MaxSamples): beyond it the sweep fails,
 // and the series of later jobs are dropped as they end, so the memory
 // stays bounded.
 const MaxSamples = 1 << 25
@@ -225,7 +225,7 @@ func (p *Plan) Check(j Job) error {
 
 // prepare builds job j's graph and simulator on m, and returns them with
 // the generation resolution and the options of the run.
-func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generation.Resolution, runtime.Options, error) {
+func (p *Plan) prepare(j Job, m *machine.Machine) (*sim.Simulator, *generation.Resolution, sim.Options, error) {
 	prec := models.Single
 	if p.Double {
 		prec = models.Double
@@ -252,11 +252,11 @@ func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generati
 	if mach.GPUMemLimitByDevice != nil {
 		o.GPUMemLimitByDevice = mach.GPUMemLimitByDevice
 	}
-	s, err := runtime.New(m, g, o)
+	s, err := sim.New(m, g, o)
 	return s, res, o, err
 }
 
-func meanBusy(r *runtime.Result) float64 {
+func meanBusy(r *sim.Result) float64 {
 	if len(r.Workers) == 0 {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package runtime_test
+package sim_test
 
 import (
 	"fmt"
@@ -7,15 +7,15 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/calibrate/starpu"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // BenchmarkAttilaCholesky76800 is the benchmark: attila, Cholesky
 // N=76800 block 960 (88 560 tasks), GPU-only. StarPU over SimGrid needs
 // 17 s of wall time for it (../shared/reference).
 func BenchmarkAttilaCholesky76800(b *testing.B) {
-	cal, _, err := calibrate.Import("../../shared/calibrations/starpu-sampling", "attila")
+	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", "attila")
 	if err != nil {
 		b.Skip("../shared not found")
 	}
@@ -28,9 +28,9 @@ func BenchmarkAttilaCholesky76800(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				o := runtime.DefaultOptions()
+				o := sim.DefaultOptions()
 				o.Sched, o.NCPU = sched, 0
-				s, err := runtime.New(m, g, o)
+				s, err := sim.New(m, g, o)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -78,9 +78,9 @@ func BenchmarkSynthetic1M(b *testing.B) {
 	m := calibrate.Default().RuntimeMachine()
 	b.ReportAllocs()
 	for b.Loop() {
-		o := runtime.DefaultOptions()
+		o := sim.DefaultOptions()
 		o.Sched = "dmdas"
-		s, err := runtime.New(m, g, o)
+		s, err := sim.New(m, g, o)
 		if err != nil {
 			b.Fatal(err)
 		}

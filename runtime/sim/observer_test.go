@@ -1,4 +1,4 @@
-package runtime_test
+package sim_test
 
 import (
 	"testing"
@@ -8,14 +8,14 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // countObs checks the event stream's shape as it comes.
 type countObs struct {
-	runtime.NopObserver
+	sim.NopObserver
 	t            *testing.T
 	last         float64
 	open         map[uint64]bool
@@ -30,7 +30,7 @@ func (o *countObs) tick(tS float64) {
 	assert.GreaterOrEqual(o.t, tS, o.last, "events in time order")
 	o.last = tS
 }
-func (o *countObs) WorkerState(tS float64, w *machine.Worker, state string, task *runtime.TaskState) {
+func (o *countObs) WorkerState(tS float64, w *machine.Worker, state string, task *sim.TaskState) {
 	o.tick(tS)
 	if state == "Executing" {
 		o.executing[w.Name]++
@@ -55,9 +55,9 @@ func (o *countObs) Memory(tS float64, node, event string, h *graph.Handle) {
 		o.allocs++
 	}
 }
-func (o *countObs) Push(tS float64, _ *runtime.TaskState)                   { o.tick(tS); o.pushes++ }
-func (o *countObs) Pop(tS float64, _ *machine.Worker, _ *runtime.TaskState) { o.tick(tS); o.pops++ }
-func (o *countObs) TaskDone(t *runtime.TaskState) {
+func (o *countObs) Push(tS float64, _ *sim.TaskState)                   { o.tick(tS); o.pushes++ }
+func (o *countObs) Pop(tS float64, _ *machine.Worker, _ *sim.TaskState) { o.tick(tS); o.pops++ }
+func (o *countObs) TaskDone(t *sim.TaskState) {
 	o.done++
 	assert.LessOrEqual(o.t, t.StartS(), t.EndS())
 	assert.LessOrEqual(o.t, t.SubmitS(), t.ReadyS())
@@ -66,11 +66,11 @@ func (o *countObs) End(float64) { o.ended = true }
 
 func TestObserverStream(t *testing.T) {
 	o := &countObs{t: t, open: map[uint64]bool{}, executing: map[string]int{}}
-	opts := runtime.DefaultOptions()
+	opts := sim.DefaultOptions()
 	opts.Sched, opts.Check, opts.Observer = "dmdas", true, o
 	g, err := models.New("cholesky", models.Options{N: 960 * 10, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
-	s, err := runtime.New(calibrate.Default().RuntimeMachine(), g, opts)
+	s, err := sim.New(calibrate.Default().RuntimeMachine(), g, opts)
 	require.NoError(t, err)
 	res, err := s.Run()
 	require.NoError(t, err)

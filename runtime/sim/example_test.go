@@ -1,14 +1,14 @@
-package runtime_test
+package sim_test
 
 import (
 	"fmt"
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/sched"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // roundRobin is a user scheduler: tasks go to the calibrated workers in
@@ -48,9 +48,9 @@ func (r *roundRobin) Pop(w *machine.Worker) *sched.Task {
 func Example_customScheduler() {
 	sched.Register("roundrobin", graph.PrioRange{}, func() sched.Scheduler { return &roundRobin{} })
 	g, _ := models.New("cholesky", models.Options{N: 960 * 4, Block: 960})
-	o := runtime.DefaultOptions()
+	o := sim.DefaultOptions()
 	o.Sched, o.NCPU, o.Check = "roundrobin", 0, true
-	sim, err := runtime.New(calibrate.Default().RuntimeMachine(), g, o)
+	sim, err := sim.New(calibrate.Default().RuntimeMachine(), g, o)
 	if err != nil {
 		fmt.Println(err)
 		return

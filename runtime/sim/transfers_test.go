@@ -1,4 +1,4 @@
-package runtime_test
+package sim_test
 
 import (
 	"testing"
@@ -8,14 +8,14 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // copyEnds records when each copy of the first 55 ms ends, by
 // "SRC->DST handle".
 type copyEnds struct {
-	runtime.NopObserver
+	sim.NopObserver
 	open map[uint64]string
 	ends map[string]float64
 }
@@ -45,17 +45,17 @@ func TestFirstStepCopiesMatchStarPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	cal, _, err := calibrate.Import("../../shared/calibrations/starpu-sampling", "attila")
+	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", "attila")
 	if err != nil {
 		t.Skip("../shared/calibrations not found")
 	}
 	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960})
 	require.NoError(t, err)
-	o := runtime.DefaultOptions()
+	o := sim.DefaultOptions()
 	o.Sched, o.NCPU, o.NCUDA, o.Check = "dmda", 0, 3, true
 	obs := &copyEnds{open: map[uint64]string{}, ends: map[string]float64{}}
 	o.Observer = obs
-	s, err := runtime.New(cal.RuntimeMachine(), g, o)
+	s, err := sim.New(cal.RuntimeMachine(), g, o)
 	require.NoError(t, err)
 	_, err = s.Run()
 	require.NoError(t, err)

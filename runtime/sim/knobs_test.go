@@ -1,4 +1,4 @@
-package runtime_test
+package sim_test
 
 import (
 	"bufio"
@@ -12,10 +12,10 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/sched"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // TestDMWeights: every explained fitness is alpha·(end - min end) +
@@ -25,11 +25,11 @@ func TestDMWeights(t *testing.T) {
 	cal := calibrate.Default()
 	g, err := models.New("cholesky", models.Options{N: 3840, Block: 960})
 	require.NoError(t, err)
-	runWith := func(w *sched.DMWeights) (*runtime.Result, []sched.ScheduleRecord) {
+	runWith := func(w *sched.DMWeights) (*sim.Result, []sched.ScheduleRecord) {
 		var log bytes.Buffer
-		o := runtime.DefaultOptions()
+		o := sim.DefaultOptions()
 		o.Sched, o.Explain, o.DMWeights = "dmda", &log, w
-		s, err := runtime.New(cal.RuntimeMachine(), g, o)
+		s, err := sim.New(cal.RuntimeMachine(), g, o)
 		require.NoError(t, err)
 		res, err := s.Run()
 		require.NoError(t, err)
@@ -75,9 +75,9 @@ func TestGPUMemLimits(t *testing.T) {
 	g, err := models.New("cholesky", models.Options{N: 1920, Block: 960})
 	require.NoError(t, err)
 	caps := func(global int64, per map[string]int64) map[string]int64 {
-		o := runtime.DefaultOptions()
+		o := sim.DefaultOptions()
 		o.GPUMemLimitBytes, o.GPUMemLimitByDevice = global, per
-		s, err := runtime.New(cal.RuntimeMachine(), g, o)
+		s, err := sim.New(cal.RuntimeMachine(), g, o)
 		require.NoError(t, err)
 		res, err := s.Run()
 		require.NoError(t, err)
@@ -114,9 +114,9 @@ func TestDuplicateBuffer(t *testing.T) {
 			Tasks:   []graph.Task{{ID: 0, Name: "K", Model: "k", Buffers: b}}}
 	}
 	mk2 := func(dup bool) float64 {
-		o := runtime.DefaultOptions()
+		o := sim.DefaultOptions()
 		o.Check = true
-		s, err := runtime.New(m, mk(dup), o)
+		s, err := sim.New(m, mk(dup), o)
 		require.NoError(t, err)
 		res, err := s.Run()
 		require.NoError(t, err)

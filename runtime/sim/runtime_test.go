@@ -1,4 +1,4 @@
-package runtime_test
+package sim_test
 
 import (
 	"bufio"
@@ -15,25 +15,25 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/sched"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
-func run(t testing.TB, cal *calibrate.File, app string, n int, opts runtime.Options) *runtime.Result {
+func run(t testing.TB, cal *calibrate.File, app string, n int, opts sim.Options) *sim.Result {
 	t.Helper()
 	g, err := models.New(app, models.Options{N: n, Block: 960, Prio: prioOf(opts.Sched)})
 	require.NoError(t, err)
-	s, err := runtime.New(cal.RuntimeMachine(), g, opts)
+	s, err := sim.New(cal.RuntimeMachine(), g, opts)
 	require.NoError(t, err)
 	res, err := s.Run()
 	require.NoError(t, err)
 	return res
 }
 
-func opts(sched string) runtime.Options {
-	o := runtime.DefaultOptions()
+func opts(sched string) sim.Options {
+	o := sim.DefaultOptions()
 	o.Sched, o.Check = sched, true
 	return o
 }
@@ -66,7 +66,7 @@ func TestDeterministic(t *testing.T) {
 	o := opts("dmdas")
 	o.Durations = cost.Normal
 	o.Seed = 7
-	enc := func(r *runtime.Result) string { b, _ := json.Marshal(r); return string(b) }
+	enc := func(r *sim.Result) string { b, _ := json.Marshal(r); return string(b) }
 	a := enc(run(t, cal, "cholesky", 960*8, o))
 	b := enc(run(t, cal, "cholesky", 960*8, o))
 	assert.Equal(t, a, b)
@@ -133,7 +133,7 @@ func TestGPUMemoryTooSmall(t *testing.T) {
 			require.NoError(t, err)
 			o := opts(tc.sched)
 			o.GPUMemLimitBytes = tc.limitBytes
-			s, err := runtime.New(m, g, o)
+			s, err := sim.New(m, g, o)
 			if tc.newErr != "" {
 				require.ErrorContains(t, err, tc.newErr)
 				return
@@ -159,7 +159,7 @@ func TestWorkerCounts(t *testing.T) {
 	assert.Equal(t, "CUDA0", res.Workers[2].Name)
 	o.NCUDA = 9
 	g, _ := models.New("cholesky", models.Options{N: 960, Block: 960})
-	_, err := runtime.New(cal.RuntimeMachine(), g, o)
+	_, err := sim.New(cal.RuntimeMachine(), g, o)
 	assert.Error(t, err)
 }
 
@@ -174,12 +174,12 @@ func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	f, err := os.Open("../../shared/reference/ssg-attila-cholesky.tsv")
+	f, err := os.Open("../../../shared/reference/ssg-attila-cholesky.tsv")
 	if err != nil {
 		t.Skip("../shared/reference not found")
 	}
 	defer f.Close()
-	cal, _, err := calibrate.Import("../../shared/calibrations/starpu-sampling", "attila")
+	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", "attila")
 	require.NoError(t, err)
 	sc := bufio.NewScanner(f)
 	var sumAbs float64
@@ -216,7 +216,7 @@ func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 // end, was 706.3 ms. starsim's window starts at submission, as the
 // example's timer does.
 func TestNativeCPUTrace(t *testing.T) {
-	dir := "../../shared/reference/native-cpu-trace/sampling"
+	dir := "../../../shared/reference/native-cpu-trace/sampling"
 	if _, err := os.Stat(dir); err != nil {
 		t.Skip("../shared/reference not found")
 	}
@@ -231,11 +231,11 @@ func TestNativeCPUTrace(t *testing.T) {
 
 // taskTimes records each finished task's kernel start and end (seconds).
 type taskTimes struct {
-	runtime.NopObserver
+	sim.NopObserver
 	start, end map[int]float64
 }
 
-func (o *taskTimes) TaskDone(t *runtime.TaskState) {
+func (o *taskTimes) TaskDone(t *sim.TaskState) {
 	o.start[t.ID()], o.end[t.ID()] = t.StartS(), t.EndS()
 }
 
@@ -268,7 +268,7 @@ func TestSyncGPUKernelBlocksDriver(t *testing.T) {
 		o.NCPU, o.NCUDA = 0, 1
 		obs := &taskTimes{start: map[int]float64{}, end: map[int]float64{}}
 		o.Observer = obs
-		s, err := runtime.New(m, build(sync), o)
+		s, err := sim.New(m, build(sync), o)
 		require.NoError(t, err)
 		_, err = s.Run()
 		require.NoError(t, err)
@@ -309,7 +309,7 @@ func TestSyncGPUKernelStallsDriverCopies(t *testing.T) {
 		o.NCPU, o.NCUDA, o.NoDriverStall = 1, 1, !stall
 		obs := &taskTimes{start: map[int]float64{}, end: map[int]float64{}}
 		o.Observer = obs
-		s, err := runtime.New(m, g, o)
+		s, err := sim.New(m, g, o)
 		require.NoError(t, err)
 		_, err = s.Run()
 		require.NoError(t, err)
@@ -341,7 +341,7 @@ func TestBadGraph(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := synthetic1M(2, 6)
 			tc.edit(g)
-			_, err := runtime.New(m, g, opts("dmda"))
+			_, err := sim.New(m, g, opts("dmda"))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
@@ -373,7 +373,7 @@ func TestDeviceFreeCost(t *testing.T) {
 				o := opts("dmdas")
 				o.NCPU, o.NCUDA = 0, 1
 				o.GPUMemLimitBytes = tc.limitBytes
-				s, err := runtime.New(cal.RuntimeMachine(), g, o)
+				s, err := sim.New(cal.RuntimeMachine(), g, o)
 				require.NoError(t, err)
 				res, err := s.Run()
 				require.NoError(t, err)

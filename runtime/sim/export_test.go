@@ -1,4 +1,4 @@
-package runtime
+package sim
 
 // Planted faults, for the external tests of Options.Check (check_test.go).
 const (

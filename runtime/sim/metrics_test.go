@@ -1,4 +1,4 @@
-package runtime_test
+package sim_test
 
 import (
 	"bytes"
@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/sched"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // TestHetSimMetrics: two independent 1 ms tasks then one that reads both,
@@ -31,9 +31,9 @@ func TestHetSimMetrics(t *testing.T) {
 			{ID: 2, Name: "K", Model: "k", Buffers: []graph.Access{{Handle: 0, Mode: graph.R}, {Handle: 1, Mode: graph.RW}}},
 		}}
 	for _, sched := range []string{"eager", "dmda"} {
-		o := runtime.DefaultOptions()
+		o := sim.DefaultOptions()
 		o.Sched, o.Check = sched, true
-		s, err := runtime.New(m, g, o)
+		s, err := sim.New(m, g, o)
 		require.NoError(t, err)
 		res, err := s.Run()
 		require.NoError(t, err)
@@ -62,9 +62,9 @@ func TestEnergyUtilizationExplain(t *testing.T) {
 			{ID: 2, Name: "K", Model: "k", Buffers: []graph.Access{{Handle: 0, Mode: graph.R}, {Handle: 1, Mode: graph.RW}}},
 		}}
 	var log bytes.Buffer
-	o := runtime.DefaultOptions()
+	o := sim.DefaultOptions()
 	o.Sched, o.Check, o.SampleIntervalS, o.Explain = "dmda", true, 1e-3, &log
-	s, err := runtime.New(m, g, o)
+	s, err := sim.New(m, g, o)
 	require.NoError(t, err)
 	res, err := s.Run()
 	require.NoError(t, err)
@@ -87,7 +87,7 @@ func TestEnergyUtilizationExplain(t *testing.T) {
 
 	log.Reset()
 	o.ExplainTask = 2
-	s, _ = runtime.New(m, g, o)
+	s, _ = sim.New(m, g, o)
 	_, err = s.Run()
 	require.NoError(t, err)
 	assert.Equal(t, 1, strings.Count(log.String(), "\n"))
