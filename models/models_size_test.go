@@ -9,9 +9,9 @@ import (
 
 // Size must count what New builds, without building it.
 func TestSizeMatchesNew(t *testing.T) {
-	for _, app := range Apps {
+	for _, app := range Names() {
 		for _, nb := range []int{1, 2, 3, 7, 20} {
-			o := Options{N: nb * 96, Block: 96, PrioritySched: "dmda"}
+			o := Options{N: nb * 96, Block: 96}
 			g, err := New(app, o)
 			require.NoError(t, err)
 			tasks, handles, bufs, err := Size(app, o)

@@ -22,7 +22,9 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sched"
 	"github.com/starsim/starsim/traces"
 )
 
@@ -84,7 +86,7 @@ func runCmd(cmdline string) *cobra.Command {
 	return leaf("run", "predict an application's performance (Cholesky, LU) on a calibrated machine", runDoc, func(fs *pflag.FlagSet) runner {
 		f := &runFlags{}
 		f.register(fs, "run", cmdline)
-		fs.StringVar(&f.app, "app", "cholesky", "application `APP`: "+strings.Join(models.Apps, " or "))
+		fs.StringVar(&f.app, "app", "cholesky", "application `APP`: "+strings.Join(models.Names(), " or "))
 		fs.IntVar(&f.n, "n", 9600, "matrix order `N`")
 		fs.IntVar(&f.block, "block", 960, "tile size `B` (N must be a multiple)")
 		fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
@@ -152,7 +154,7 @@ func (f *runFlags) startProfile(out *outputSet) error {
 // scheduler, durations, outputs, decision log and traces.
 func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	f.mf.register(fs, false, cmd == "run")
-	fs.StringVar(&f.sched, "sched", "", "scheduler `S`: "+strings.Join(runtime.SchedulerNames(), ", ")+" (default dmda)")
+	fs.StringVar(&f.sched, "sched", "", "scheduler `S`: "+strings.Join(sched.Names(), ", ")+" (default dmda)")
 	fs.IntVar(&f.ncpu, "ncpu", -1, "`N` CPU workers; -1: StarPU's default, the cores less one per GPU")
 	fs.IntVar(&f.ncuda, "ncuda", -1, "`N` GPU workers; -1: StarPU's default, all GPUs")
 	fs.StringVar(&f.durations, "durations", "mean", "kernel durations `D`: mean, normal or histogram (seeded)")
@@ -243,7 +245,11 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 		g   *graph.Graph
 		err error
 	}
-	o := models.Options{N: f.n, Block: f.block, Precision: prec, PrioritySched: f.sched, NoPrio: f.noPrio}
+	prio, ok := sched.PriorityRange(f.sched)
+	if !ok {
+		return nil, flagError("sched", f.sched, "unknown scheduler (known: %s)", strings.Join(sched.Names(), ", "))
+	}
+	o := models.Options{N: f.n, Block: f.block, Precision: prec, Prio: prio, NoPrio: f.noPrio}
 	graph := make(chan built, 1)
 	go func() {
 		g, err := models.New(f.app, o)
@@ -269,7 +275,8 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 		used[k.Symbol] = true
 	}
 	reportModels(stderr, mc, used)
-	if def, _ := generation.Kernels(f.app, generation.V14, f.double); res.Gen != generation.V14 || !sameSymbols(def, res.Kernels) {
+	app, _ := models.Lookup(f.app) // resolved: known
+	if def := app.Kernels(generation.V14, f.double); res.Gen != generation.V14 || !sameSymbols(def, res.Kernels) {
 		o.Generation, o.Symbols = res.Gen, res.Symbols()
 		if b.g, err = models.New(f.app, o); err != nil {
 			return nil, &usageError{strings.TrimPrefix(err.Error(), "models: ")}
@@ -357,7 +364,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUTransferFactor = !f.noTransferFactor
 	opts.StarPUHiddenHoles = !f.noHiddenHoles
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
-	opts.Durations = runtime.Durations(f.durations)
+	opts.Durations = cost.Durations(f.durations)
 	if f.explainTask >= len(g.Tasks) {
 		return nil, &usageError{fmt.Sprintf("--explain-task %d: the graph has %d tasks (ids 0 to %d)", f.explainTask, len(g.Tasks), len(g.Tasks)-1)}
 	}

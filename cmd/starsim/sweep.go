@@ -22,6 +22,8 @@ import (
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 const sweepDoc = `
@@ -64,10 +66,10 @@ func sweepCmd() *cobra.Command {
 	c := leaf("sweep", "run many predictions (sizes, schedulers, what-if machines); CSV, JSON, plots, shards", sweepDoc, func(fs *pflag.FlagSet) runner {
 		f := &sweepFlags{}
 		f.mf.register(fs, true, true)
-		fs.StringVar(&f.apps, "app", "cholesky", "applications `APP`: "+strings.Join(models.Apps, ", ")+", comma-separated")
+		fs.StringVar(&f.apps, "app", "cholesky", "applications `APP`: "+strings.Join(models.Names(), ", ")+", comma-separated")
 		fs.StringVar(&f.ns, "n", "9600:38400:9600", "matrix orders `N`: comma-separated, or a range FROM:TO:STEP")
 		fs.StringVar(&f.blocks, "block", "960", "tile sizes `B`, comma-separated")
-		fs.StringVar(&f.scheds, "sched", "dmda,dmdar,dmdas", "schedulers `S`, comma-separated: "+strings.Join(runtime.SchedulerNames(), ", "))
+		fs.StringVar(&f.scheds, "sched", "dmda,dmdar,dmdas", "schedulers `S`, comma-separated: "+strings.Join(sched.Names(), ", "))
 		fs.IntVar(&f.ncpu, "ncpu", -1, "`N` CPU workers; -1: StarPU's default, the cores less one per GPU")
 		fs.IntVar(&f.ncuda, "ncuda", -1, "`N` GPU workers; -1: StarPU's default, all GPUs")
 		fs.StringVar(&f.durations, "durations", "mean", "kernel durations `D`: mean, normal or histogram (seeded)")
@@ -125,8 +127,8 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 		return err
 	}
 	for _, s := range plan.Scheds {
-		if !slices.Contains(runtime.SchedulerNames(), s) {
-			return sourceError(src("sched"), f.scheds, "unknown scheduler %q (known: %s)", s, strings.Join(runtime.SchedulerNames(), ", "))
+		if !slices.Contains(sched.Names(), s) {
+			return sourceError(src("sched"), f.scheds, "unknown scheduler %q (known: %s)", s, strings.Join(sched.Names(), ", "))
 		}
 	}
 	if plan.Ns, err = parseInts("n", f.ns, true, maxSweepJobs); err != nil {
@@ -151,8 +153,8 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	}
 	o := runtime.DefaultOptions()
 	o.NCPU, o.NCUDA, o.Seed, o.Check, o.SampleIntervalS = f.ncpu, f.ncuda, f.seed, f.check, f.sample
-	switch d := runtime.Durations(f.durations); d {
-	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
+	switch d := cost.Durations(f.durations); d {
+	case cost.Mean, cost.Normal, cost.Histogram:
 		o.Durations = d
 	default:
 		return flagError("durations", f.durations, "want mean, normal or histogram")
@@ -310,7 +312,8 @@ func warnSweepUncalibrated(stderr io.Writer, plan *sweep.Plan) error {
 				return err
 			}
 			for _, b := range plan.Blocks {
-				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, PrioritySched: plan.Scheds[0], Generation: res.Gen, Symbols: res.Symbols()})
+				prio, _ := sched.PriorityRange(plan.Scheds[0]) // checked: known
+				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, Prio: prio, Generation: res.Gen, Symbols: res.Symbols()})
 				if err != nil {
 					return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
 				}

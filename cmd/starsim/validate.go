@@ -19,6 +19,8 @@ import (
 	"github.com/starsim/starsim/internal/bytesize"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // Budgets of one command (documented in the README).
@@ -148,11 +150,11 @@ func (f *runFlags) validateCommon(cmd string) error {
 			return flagError(c.name, c.v, "want a worker count >= 0 (leave the flag out for StarPU's default)")
 		}
 	}
-	if !slices.Contains(runtime.SchedulerNames(), f.sched) {
-		return sourceError(f.source("sched"), f.sched, "unknown scheduler (known: %s)", strings.Join(runtime.SchedulerNames(), ", "))
+	if !slices.Contains(sched.Names(), f.sched) {
+		return sourceError(f.source("sched"), f.sched, "unknown scheduler (known: %s)", strings.Join(sched.Names(), ", "))
 	}
-	switch runtime.Durations(f.durations) {
-	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
+	switch cost.Durations(f.durations) {
+	case cost.Mean, cost.Normal, cost.Histogram:
 	default:
 		return flagError("durations", f.durations, "want mean, normal or histogram")
 	}
@@ -195,22 +197,20 @@ func (f *runFlags) validateRun() error {
 	if f.double {
 		prec = models.Double
 	}
-	return checkGraphSize(f.app, f.n, f.block, prec, f.sched)
+	return checkGraphSize(f.app, f.n, f.block, prec)
 }
 
 // lookupApp checks an application name.
 func lookupApp(app string) (string, error) {
-	for _, a := range models.Apps {
-		if strings.EqualFold(a, app) {
-			return a, nil
-		}
+	if a, ok := models.Lookup(app); ok {
+		return a.Name, nil
 	}
-	return "", flagError("app", app, "unknown application (want %s)", strings.Join(models.Apps, " or "))
+	return "", flagError("app", app, "unknown application (want %s)", strings.Join(models.Names(), " or "))
 }
 
 // checkGraphSize checks --n and --block, and the graph's size against the
 // budget, without building it.
-func checkGraphSize(app string, n, block int, prec models.Precision, sched string) error {
+func checkGraphSize(app string, n, block int, prec models.Precision) error {
 	if n <= 0 {
 		return flagError("n", n, "want a matrix order > 0")
 	}
@@ -223,7 +223,7 @@ func checkGraphSize(app string, n, block int, prec models.Precision, sched strin
 	if b := float64(n) * float64(n) * float64(prec.ElemBytes()); b > maxMatrixBytes {
 		return flagError("n", n, "a %s matrix of %.3g bytes: at most %d (1 PiB)", prec, b, int64(maxMatrixBytes))
 	}
-	tasks, handles, _, err := models.Size(app, models.Options{N: n, Block: block, Precision: prec, PrioritySched: sched})
+	tasks, handles, _, err := models.Size(app, models.Options{N: n, Block: block, Precision: prec})
 	if err != nil {
 		return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
 	}

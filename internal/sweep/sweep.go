@@ -14,6 +14,7 @@ import (
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // Machine is one calibration to sweep, after any what-if transform; Label
@@ -235,7 +236,11 @@ func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generati
 	if err != nil {
 		return nil, nil, o, err
 	}
-	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, PrioritySched: j.Sched, NoPrio: false,
+	prio, ok := sched.PriorityRange(j.Sched)
+	if !ok {
+		return nil, nil, o, fmt.Errorf("unknown scheduler %q", j.Sched)
+	}
+	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, Prio: prio, NoPrio: false,
 		Generation: res.Gen, Symbols: res.Symbols()})
 	if err != nil {
 		return nil, nil, o, err

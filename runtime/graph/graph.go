@@ -1,6 +1,9 @@
 package graph
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Mode is a buffer access mode.
 type Mode uint8
@@ -88,3 +91,15 @@ type Graph struct {
 	// from (StarPU's examples use a closed formula, not the task sum).
 	TotalFlops float64
 }
+
+// PrioRange is the priority range a scheduler sets for its context:
+// StarPU's STARPU_MIN_PRIO..STARPU_MAX_PRIO, which applications read to
+// choose their priorities (cholesky_implicit.c does).
+type PrioRange struct{ Min, Max int }
+
+// UnboundedPrio is the range of the schedulers with priority-sorted
+// queues: C's INT_MIN..INT_MAX ("the application may use any integer").
+var UnboundedPrio = PrioRange{Min: math.MinInt32, Max: math.MaxInt32}
+
+// Unbounded reports whether r is UnboundedPrio.
+func (r PrioRange) Unbounded() bool { return r == UnboundedPrio }
