@@ -727,7 +727,7 @@ func (s *Simulator) submit(i int) {
 	s.pushFreeS = max(s.pushFreeS, s.eng.NowS()) + s.m.Costs.TaskSubmitS
 	s.npending[i]--
 	if s.npending[i] == 0 {
-		s.release(i, &s.pushFreeS)
+		s.release(i, &s.pushFreeS, nil)
 	}
 	if i+1 < len(s.tasks) {
 		s.eng.PostCallAfter(s.pushFreeS-s.eng.NowS(), s.submitCall, i+1)
@@ -739,12 +739,18 @@ func (s *Simulator) submit(i int) {
 // 1 µs in simulation). Tasks released together are pushed one after the
 // other; the thread does nothing else meanwhile (a worker pops after).
 // It takes the task's id: reading it from the task, which is mostly not
-// in the cache yet, would wait for the memory (a store does not).
-func (s *Simulator) release(id int, freeS *float64) {
+// in the cache yet, would wait for the memory (a store does not). by is
+// the releasing worker (nil: the application thread), whose thread pushes
+// (sched.View.Pusher).
+func (s *Simulator) release(id int, freeS *float64, by *worker) {
 	now := s.eng.NowS()
 	s.tasks[id].readyS = now
 	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
-	s.eng.PostCallAfter(*freeS-now, s.pushCall, id)
+	arg := id // the pusher rides in the bits above the id (< 2^31)
+	if by != nil {
+		arg |= (by.ID + 1) << 32
+	}
+	s.eng.PostCallAfter(*freeS-now, s.pushCall, arg)
 }
 
 // threadClock is when w's thread is free: a GPU worker's is its node's
@@ -756,10 +762,17 @@ func (s *Simulator) threadClock(w *worker) *float64 {
 	return &w.threadFreeS
 }
 
-// push hands task id to the scheduler and wakes the idle workers.
-func (s *Simulator) push(id int) {
-	t := &s.tasks[id]
+// push hands a task to the scheduler and wakes the idle workers. arg is
+// the task's id, and above 32 bits the pushing worker's ID + 1 (0: the
+// application thread).
+func (s *Simulator) push(arg int) {
+	t := &s.tasks[arg&(1<<32-1)]
 	s.obs.Push(s.eng.NowS(), t)
+	var by *machine.Worker
+	if w := arg >> 32; w > 0 {
+		by = s.mw[w-1]
+	}
+	s.view.SetPusher(by)
 	if d := s.sched.Push(&t.Task); d.Prefetch && d.Worker != nil {
 		s.prefetch(t, s.workers[d.Worker.ID])
 	}
@@ -1066,7 +1079,7 @@ func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 	for _, q := range s.succ[s.succOff[t.ID()]:s.succOff[t.ID()+1]] {
 		s.npending[q]--
 		if s.npending[q] == 0 {
-			s.release(int(q), s.threadClock(w))
+			s.release(int(q), s.threadClock(w), w)
 		}
 	}
 	for _, b := range t.Buffers() {
