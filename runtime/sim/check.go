@@ -151,3 +151,42 @@ const (
 )
 
 var plantedFault fault
+
+// finalCheck verifies the end state: no copy queued, pinned or protected;
+// each node's used memory is the sum of its allocated copies; every handle
+// has a valid copy; every byte queued for a copy was copied exactly once.
+func (s *Simulator) finalCheck() error {
+	if err := s.checkEnd(); err != nil {
+		return err
+	}
+	for i := range s.dirs {
+		for _, d := range s.dirs[i] {
+			if d != nil && (len(d.queue) > 0 || d.issued > 0 || len(d.pend) > 0) {
+				return fmt.Errorf("check: %d copies %s->%s left queued at the end", len(d.queue), s.nodes[d.src].Name, s.nodes[d.dst].Name)
+			}
+		}
+	}
+	if err := s.mem.CheckEnd(); err != nil {
+		return err
+	}
+	for i := 0; i < s.mem.NumHandles(); i++ {
+		h := s.mem.Handle(i)
+		for n := range s.nodes {
+			if (h.Loading()&(1<<uint(n)) != 0) != (s.incoming[i*len(s.nodes)+n] != nil) {
+				return fmt.Errorf("check: %s on %s: loading bit and incoming copy disagree", h.Spec().Name, s.nodes[n].Name)
+			}
+		}
+	}
+	var counted float64
+	for i := range s.dirs {
+		for _, d := range s.dirs[i] {
+			if d != nil {
+				counted += d.bytes
+			}
+		}
+	}
+	if counted != s.queuedBytes {
+		return fmt.Errorf("check: %v bytes queued for copies, %v copied", s.queuedBytes, counted)
+	}
+	return nil
+}
