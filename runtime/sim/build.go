@@ -5,7 +5,7 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/emulator/network"
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
@@ -92,11 +92,11 @@ func (s *Simulator) buildWorkers() error {
 }
 
 func (s *Simulator) buildNetwork() error {
-	ids := map[string]emulator.LinkID{}
+	ids := map[string]network.LinkID{}
 	for _, l := range s.m.Links {
-		sh := emulator.Shared
+		sh := network.Shared
 		if l.Fatpipe {
-			sh = emulator.Fatpipe
+			sh = network.Fatpipe
 		}
 		id, err := s.net.AddLink(l.ID, l.BandwidthBps, l.LatencyS, sh)
 		if err != nil {
@@ -104,11 +104,11 @@ func (s *Simulator) buildNetwork() error {
 		}
 		ids[l.ID] = id
 	}
-	s.routes = make([][]*emulator.Route, len(s.nodes))
+	s.routes = make([][]*network.Route, len(s.nodes))
 	s.dirs = make([][]*direction, len(s.nodes))
 	names := make([]string, len(s.nodes))
 	for i, a := range s.nodes {
-		s.routes[i] = make([]*emulator.Route, len(s.nodes))
+		s.routes[i] = make([]*network.Route, len(s.nodes))
 		s.dirs[i] = make([]*direction, len(s.nodes))
 		names[i] = a.Name
 	}
@@ -125,7 +125,7 @@ func (s *Simulator) buildNetwork() error {
 				}
 				return fmt.Errorf("machine has no route %s->%s", a.Name, b.Name)
 			}
-			var links []emulator.LinkID
+			var links []network.LinkID
 			for _, n := range names {
 				links = append(links, ids[n])
 			}
@@ -160,7 +160,7 @@ func (s *Simulator) buildNetwork() error {
 	return nil
 }
 
-func (s *Simulator) route(src, dst int) *emulator.Route { return s.routes[src][dst] }
+func (s *Simulator) route(src, dst int) *network.Route { return s.routes[src][dst] }
 
 func (s *Simulator) dir(src, dst int) *direction { return s.dirs[src][dst] }
 

@@ -72,10 +72,10 @@ func (s *Simulator) fetch(h *memory.Handle, n int, lvl memory.Level, prio int, d
 		// Two hops: bring the data to RAM first.
 		req := s.newRequest(h, 0, n, lvl, prio, done) // placeholder, started after the first hop
 		s.setIncoming(h, n, req)
-		s.fetch(h, 0, lvl, prio, waiter{fn: func() {
+		s.fetch(h, 0, lvl, prio, after(func() {
 			req.src = 0
 			s.enqueue(req)
-		}})
+		}))
 		return
 	}
 	req := s.newRequest(h, src, n, lvl, prio, done)
@@ -106,9 +106,10 @@ func (s *Simulator) newRequest(h *memory.Handle, src, dst int, lvl memory.Level,
 		s.freeReqs[n-1] = nil
 		s.freeReqs = s.freeReqs[:n-1]
 	} else {
-		req = new(request)
+		req = &request{idx: len(s.reqs)}
+		s.reqs = append(s.reqs, req)
 	}
-	*req = request{h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.Version(),
+	*req = request{idx: req.idx, h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.Version(),
 		waiters: req.waiters[:0], wake: req.wake[:0], syncs: req.syncs[:0]}
 	if !done.none() {
 		req.waiters = append(req.waiters, done)
@@ -126,7 +127,7 @@ func (s *Simulator) bestSource(h *memory.Handle, dst int) (int, bool) {
 func (s *Simulator) allocate(h *memory.Handle, n int, lvl memory.Level, done func()) {
 	r := h.Rep(n)
 	if r.Allocated() {
-		s.eng.PostAfter(0, done)
+		s.eng.Post(0, func(int) { done() }, 0)
 		return
 	}
 	try := func() bool {
@@ -134,7 +135,7 @@ func (s *Simulator) allocate(h *memory.Handle, n int, lvl memory.Level, done fun
 		if !ok {
 			return false
 		}
-		s.eng.PostAfter(costS, done)
+		s.eng.Post(costS, func(int) { done() }, 0)
 		return true
 	}
 	if !try() {
@@ -250,14 +251,14 @@ func (s *Simulator) writeBack(r *memory.Replica, then func(freed, gaveBack bool)
 	s.mem.StartWriteBack(r)
 	s.writeBacks++
 	h := r.Handle()
-	done := waiter{fn: func() {
+	done := after(func() {
 		freed, gave := false, false
 		if s.mem.EndWriteBack(r) {
 			gave = s.free(r)
 			freed = true
 		}
 		then(freed, gave)
-	}}
+	})
 	if req := s.incomingReq(h, 0); req != nil {
 		// A copy home is already pending (an idle write-back from tidy or
 		// wont_use): the eviction waits for it, raised to fetch level, as
@@ -336,14 +337,14 @@ func (s *Simulator) tidy(n int) {
 	}
 	for _, h := range s.mem.Tidy(n) {
 		s.fetch(h, 0, memory.Idle, 0, waiter{})
-		s.incomingReq(h, 0).waiters = append(s.incomingReq(h, 0).waiters, waiter{fn: func() { s.mem.TidyDone(n) }})
+		s.incomingReq(h, 0).waiters = append(s.incomingReq(h, 0).waiters, after(func() { s.mem.TidyDone(n) }))
 	}
 }
 
 // gpuSync is a device free waiting for the copies in flight to end.
 type gpuSync struct {
 	n    int
-	then func()
+	then func(int)
 }
 
 // deviceFree charges a cudaFree to the thread that frees, then calls then:
@@ -354,8 +355,8 @@ func (s *Simulator) deviceFree(then func()) {
 	now := s.eng.NowS()
 	t := max(now, s.allocFreeS) + s.m.Costs.DeviceFreeS
 	s.allocFreeS = t
-	s.eng.PostAfter(t-now, func() {
-		g := &gpuSync{then: then}
+	s.eng.Post(t-now, func(int) {
+		g := &gpuSync{then: func(int) { then() }}
 		for _, row := range s.dirs {
 			for _, d := range row {
 				if d == nil {
@@ -370,7 +371,7 @@ func (s *Simulator) deviceFree(then func()) {
 		if g.n == 0 {
 			then()
 		}
-	})
+	}, 0)
 }
 
 // prefetch issues task-prefetch requests of t's read inputs on w's node; the

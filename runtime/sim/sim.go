@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/emulator/network"
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
@@ -94,7 +95,7 @@ type Simulator struct {
 	g    *graph.Graph
 
 	eng   *emulator.Engine
-	net   *emulator.Network
+	net   *network.Network
 	rng   *rand.Rand
 	sched sched.Scheduler
 	view  *sched.View
@@ -115,10 +116,10 @@ type Simulator struct {
 	// submitted). Kept apart from the tasks, densely, because a kernel's
 	// end decrements it for each successor, scattered over the graph.
 	npending []int32
-	bufs     []memory.Buf        // every task's buffers (TaskState.bufs, bufSlots)
-	deps     graph.Deps          // every task's dg
-	lastEndS float64             // the latest kernel end: the makespan once all ran
-	routes   [][]*emulator.Route // [src][dst]; nil: no direct route
+	bufs     []memory.Buf       // every task's buffers (TaskState.bufs, bufSlots)
+	deps     graph.Deps         // every task's dg
+	lastEndS float64            // the latest kernel end: the makespan once all ran
+	routes   [][]*network.Route // [src][dst]; nil: no direct route
 	cost     *cost.Model
 	// pushFreeS is when the submitting (application) thread is free: it
 	// pays each submit cost and the push of each task it releases (s).
@@ -137,6 +138,7 @@ type Simulator struct {
 	chk         *checker // with Options.Check
 	writeBacks  int      // evictions of a sole valid copy, written home first
 	seq         uint64
+	reqs        []*request // every request made, by idx
 	freeReqs    []*request // finished requests, for newRequest to reuse
 
 	// The dependency graph, fixed before the run (sequential consistency
@@ -155,8 +157,7 @@ type Simulator struct {
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
 	arrivedCall, progressCall                                     func(int)
-	sendCall                                                      func(any)
-	sentCall                                                      func(*emulator.Flow)
+	sendCall, sentCall                                            func(int)
 }
 
 // New prepares a simulation of g on m.
@@ -177,7 +178,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s := &Simulator{m: m, opts: opts, g: g, eng: emulator.NewEngine(), rng: rand.New(rand.NewPCG(opts.Seed, 0x5eed5eed)),
 		nodeIdx: map[string]int{},
 		uncal:   map[[2]string]bool{}, kcache: map[machine.KernelKey]*machine.KernelStats{}}
-	s.net = emulator.NewNetwork(s.eng, emulator.NetworkOptions{Check: opts.Check})
+	s.net = network.New(s.eng, network.Options{Check: opts.Check})
 	if opts.GPUMemLimitBytes < 0 {
 		return nil, fmt.Errorf("GPU memory limit %d bytes is negative (0: StarPU's default)", opts.GPUMemLimitBytes)
 	}
@@ -265,7 +266,7 @@ func (s *Simulator) Run() (*Result, error) {
 		s.obs.WorkerState(0, w, "Idle", nil)
 	}
 	// The application thread submits tasks one after the other.
-	s.eng.PostCall(0, s.submitCall, 0)
+	s.eng.Post(0, s.submitCall, 0)
 	s.eng.Run()
 	if s.checkErr != nil {
 		return nil, s.checkErr

@@ -33,7 +33,7 @@ func (s *Simulator) submit(i int) {
 		s.release(i, &s.pushFreeS, nil)
 	}
 	if i+1 < len(s.tasks) {
-		s.eng.PostCallAfter(s.pushFreeS-s.eng.NowS(), s.submitCall, i+1)
+		s.eng.Post(s.pushFreeS-s.eng.NowS(), s.submitCall, i+1)
 	}
 }
 
@@ -53,7 +53,7 @@ func (s *Simulator) release(id int, freeS *float64, by *worker) {
 	if by != nil {
 		arg |= (by.ID + 1) << 32
 	}
-	s.eng.PostCallAfter(*freeS-now, s.pushCall, arg)
+	s.eng.Post(*freeS-now, s.pushCall, arg)
 }
 
 // threadClock is when w's thread is free: a GPU worker's is its node's
@@ -86,7 +86,7 @@ func (s *Simulator) wakeIdle() {
 	for _, w := range s.workers {
 		if w.idle && w.canPop() {
 			w.idle = false
-			s.eng.PostCallAfter(0, s.popCall, w.ID)
+			s.eng.Post(0, s.popCall, w.ID)
 		}
 	}
 }
@@ -102,12 +102,12 @@ func (s *Simulator) workerPop(w *worker) {
 	if w.Kind == machine.GPUWorker {
 		if node := s.nodes[w.Node]; node.progressPosted {
 			// Pop right after the pending pass (posted before this).
-			s.eng.PostCallAfter(node.progressAtS-s.eng.NowS(), s.popCall, w.ID)
+			s.eng.Post(node.progressAtS-s.eng.NowS(), s.popCall, w.ID)
 			return
 		}
 	}
 	if free := *s.threadClock(w); free > s.eng.NowS() {
-		s.eng.PostCallAfter(free-s.eng.NowS(), s.popCall, w.ID)
+		s.eng.Post(free-s.eng.NowS(), s.popCall, w.ID)
 		return
 	}
 	for w.canPop() {
@@ -172,7 +172,7 @@ func (s *Simulator) arrived(id int) {
 	t := &s.tasks[id]
 	t.nfetching--
 	if t.nfetching == 0 {
-		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers())), s.readyCall, t.ID())
+		s.eng.Post(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers())), s.readyCall, t.ID())
 	}
 }
 
@@ -200,7 +200,7 @@ func distinctBufs(bufs []memory.Buf) int {
 // device; until then the driver pops nothing.
 func (s *Simulator) inputsReady(w *worker, t *TaskState) {
 	if w.Kind == machine.GPUWorker && s.m.Costs.DeviceTaskQueueS > 0 {
-		s.eng.PostCallAfter(s.m.Costs.DeviceTaskQueueS, s.queuedCall, t.ID())
+		s.eng.Post(s.m.Costs.DeviceTaskQueueS, s.queuedCall, t.ID())
 		return
 	}
 	s.deviceQueued(w, t)
@@ -291,7 +291,7 @@ func (s *Simulator) startKernel(w *worker) {
 	s.sched.PreExec(&w.Worker, &t.Task)
 	durS := s.durationS(t, w)
 	t.startS = now
-	s.eng.PostCallAfter(durS, s.endCall, t.ID())
+	s.eng.Post(durS, s.endCall, t.ID())
 }
 
 func (s *Simulator) durationS(t *TaskState, w *worker) float64 {

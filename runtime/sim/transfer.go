@@ -3,7 +3,6 @@ package sim
 import (
 	"sort"
 
-	"github.com/starsim/starsim/emulator"
 	"github.com/starsim/starsim/runtime/memory"
 )
 
@@ -40,6 +39,7 @@ func maxIssued(l memory.Level) int {
 }
 
 type request struct {
+	idx      int // in Simulator.reqs
 	h        *memory.Handle
 	src, dst int
 	level    memory.Level
@@ -64,26 +64,24 @@ type request struct {
 type waiter struct {
 	call func(int)
 	arg  int
-	fn   func()
 }
 
-func (w waiter) none() bool { return w.call == nil && w.fn == nil }
+// after is the waiter that runs fn (rare paths: a closure each).
+func after(fn func()) waiter { return waiter{call: func(int) { fn() }} }
+
+func (w waiter) none() bool { return w.call == nil }
 
 // run runs w now, within the current event.
 func (w waiter) run() {
 	if w.call != nil {
 		w.call(w.arg)
-	} else if w.fn != nil {
-		w.fn()
 	}
 }
 
 // notify runs w as an event now.
 func (s *Simulator) notify(w waiter) {
 	if w.call != nil {
-		s.eng.PostCallAfter(0, w.call, w.arg)
-	} else if w.fn != nil {
-		s.eng.PostAfter(0, w.fn)
+		s.eng.Post(0, w.call, w.arg)
 	}
 }
 
@@ -153,7 +151,7 @@ func (s *Simulator) wakeDriver(n int) {
 	}
 	node.progressPosted = true
 	node.progressAtS = s.eng.NowS() + progressDelayS
-	s.eng.PostCallAfter(progressDelayS, s.progressCall, n)
+	s.eng.Post(progressDelayS, s.progressCall, n)
 }
 
 // progress is a pass of node n's driver over the requests it handles
@@ -241,13 +239,13 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	}
 	t += s.m.Costs.TransferQueueS
 	drv.issueFreeS = t
-	s.eng.PostObjAfter(t-now, s.sendCall, req)
+	s.eng.Post(t-now, s.sendCall, req.idx)
 }
 
 // send submits an issued copy to the network: its flow waits for the
 // copies issued before it on its direction and on the serial ones.
-func (s *Simulator) send(o any) {
-	req := o.(*request)
+func (s *Simulator) send(idx int) {
+	req := s.reqs[idx]
 	d := s.dir(req.src, req.dst)
 	s.waitFor(req, d)
 	for _, o := range d.serial {
@@ -270,13 +268,13 @@ func (s *Simulator) waitFor(req *request, o *direction) {
 // flow starts a copy's bytes on the network.
 func (s *Simulator) flow(req *request) {
 	s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].Name, s.nodes[req.dst].Name, req.h.Size(), req.kind(), req.h.Spec())
-	s.net.SendRecycled(s.route(req.src, req.dst), req.payload, s.sentCall, req)
+	s.net.Send(s.route(req.src, req.dst), req.payload, s.sentCall, req.idx)
 }
 
 // sent: a copy's flow completed. The copies waiting for it may flow; the
 // request itself completes when its driver notices.
-func (s *Simulator) sent(f *emulator.Flow) {
-	req := f.Tag().(*request)
+func (s *Simulator) sent(idx int) {
+	req := s.reqs[idx]
 	s.obs.TransferEnd(s.eng.NowS(), req.xferID)
 	d := s.dir(req.src, req.dst)
 	for i, p := range d.pend {
@@ -294,7 +292,7 @@ func (s *Simulator) sent(f *emulator.Flow) {
 	req.wake = req.wake[:0]
 	for _, g := range req.syncs {
 		if g.n--; g.n == 0 {
-			s.eng.PostAfter(0, g.then)
+			s.eng.Post(0, g.then, 0)
 		}
 	}
 	clear(req.syncs)

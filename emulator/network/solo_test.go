@@ -1,10 +1,11 @@
-package emulator
+package network
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/starsim/starsim/emulator"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,11 +24,11 @@ func TestSoloRateMatchesSolver(t *testing.T) {
 	extremeLat := []float64{0, math.SmallestNonzeroFloat64, 1e-300, 1e300, math.MaxFloat64}
 	plainMaxMin := 0
 	for trial := 0; trial < 20000; trial++ {
-		opts := NetworkOptions{PlainMaxMin: rng.IntN(8) == 0}
+		opts := Options{PlainMaxMin: rng.IntN(8) == 0}
 		if opts.PlainMaxMin {
 			plainMaxMin++
 		}
-		net := NewNetwork(NewEngine(), opts)
+		net := New(emulator.NewEngine(), opts)
 		nl := 1 + rng.IntN(12)
 		for i := 0; i < nl; i++ {
 			bw := mag(6, 12)
@@ -58,7 +59,7 @@ func TestSoloRateMatchesSolver(t *testing.T) {
 		require.NoError(t, err)
 		k := 1 + rng.IntN(5)
 		for i := 0; i < k; i++ {
-			r.active = append(r.active, &Flow{route: r})
+			r.active = append(r.active, &flow{route: r})
 		}
 		// The component: r, a few flowless routes, and all their links
 		// (which also pulls in links r does not use), in random order.
@@ -109,8 +110,8 @@ func TestSoloFastPathEndToEnd(t *testing.T) {
 			}
 		}
 		check := trial%8 < 4
-		fast := runSpec(t, spec, NetworkOptions{Check: check})
-		slow := runSpec(t, spec, NetworkOptions{Check: check, noSolo: true})
+		fast := runSpec(t, spec, Options{Check: check})
+		slow := runSpec(t, spec, Options{Check: check, noSolo: true})
 		for i := range fast {
 			require.Equal(t, math.Float64bits(slow[i]), math.Float64bits(fast[i]),
 				"trial %d flow %d: fast path %.17g, solver %.17g", trial, i, fast[i], slow[i])

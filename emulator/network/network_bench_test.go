@@ -1,9 +1,11 @@
-package emulator
+package network
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/starsim/starsim/emulator"
 )
 
 // pciStar8 builds an 8-GPU PCI star like StarPU's platforms: per-GPU up and
@@ -38,8 +40,8 @@ func benchFlows(b *testing.B, n int, meanGapS float64) {
 	b.ReportAllocs()
 	var solves uint64
 	for b.Loop() {
-		eng := NewEngine()
-		net := NewNetwork(eng, NetworkOptions{})
+		eng := emulator.NewEngine()
+		net := New(eng, Options{})
 		routes := pciStar8(net)
 		rng := rand.New(rand.NewPCG(1, 1))
 		t := 0.0
@@ -47,7 +49,7 @@ func benchFlows(b *testing.B, n int, meanGapS float64) {
 		for i := 0; i < n; i++ {
 			r := routes[rng.IntN(len(routes))]
 			bytes := float64(3686400 * (1 + rng.IntN(3)))
-			eng.Schedule(t, func() { net.Send(r, bytes, func(*Flow) { done++ }) })
+			eng.Post(t, func(int) { net.Send(r, bytes, func(int) { done++ }, 0) }, 0)
 			t += rng.ExpFloat64() * meanGapS
 		}
 		eng.Run()

@@ -1,4 +1,4 @@
-package emulator
+package network
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/starsim/starsim/emulator"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -55,9 +56,9 @@ func addSpecLinks(t testing.TB, net *Network, spec *netSpec) map[string]LinkID {
 
 // runSpec simulates spec with the fast network and returns finish times in
 // flow order.
-func runSpec(t testing.TB, spec *netSpec, opts NetworkOptions) []float64 {
-	eng := NewEngine()
-	net := NewNetwork(eng, opts)
+func runSpec(t testing.TB, spec *netSpec, opts Options) []float64 {
+	eng := emulator.NewEngine()
+	net := New(eng, opts)
 	ids := addSpecLinks(t, net, spec)
 	routes := map[[2]string]*Route{}
 	for _, r := range spec.Routes {
@@ -73,9 +74,9 @@ func runSpec(t testing.TB, spec *netSpec, opts NetworkOptions) []float64 {
 	for i, f := range spec.Flows {
 		rt := routes[[2]string{f.Src, f.Dst}]
 		require.NotNil(t, rt, "flow %s has no route", f.ID)
-		eng.Schedule(f.Start, func() {
-			net.Send(rt, f.Bytes, func(fl *Flow) { finish[i] = fl.FinishS() })
-		})
+		eng.Post(f.Start, func(int) {
+			net.Send(rt, f.Bytes, func(int) { finish[i] = eng.NowS() }, 0)
+		}, 0)
 	}
 	eng.Run()
 	return finish
@@ -102,7 +103,7 @@ func TestFluidCases(t *testing.T) {
 			var spec netSpec
 			require.NoError(t, json.Unmarshal(data, &spec))
 			require.NotEmpty(t, spec.Expected)
-			finish := runSpec(t, &spec, NetworkOptions{Check: true})
+			finish := runSpec(t, &spec, Options{Check: true})
 			for i, f := range spec.Flows {
 				want := spec.Expected[f.ID]
 				assert.LessOrEqual(t, relErr(finish[i], want.Finish), 1e-12, "flow %s: got %.17g want %.17g", f.ID, finish[i], want.Finish)
@@ -127,7 +128,7 @@ func TestHandDerived(t *testing.T) {
 	          {"id":"A","bandwidth":1e12,"latency":1e-5},{"id":"B","bandwidth":1e12,"latency":3e-5}],
 	 "routes":[{"src":"x","dst":"a","links":["FP","A"]},{"src":"x","dst":"b","links":["FP","B"]}],
 	 "flows":[{"id":"a","src":"x","dst":"a","bytes":1e6,"start":0},{"id":"b","src":"x","dst":"b","bytes":1e6,"start":0}]}`), spec))
-	finish := runSpec(t, spec, NetworkOptions{Check: true})
+	finish := runSpec(t, spec, Options{Check: true})
 	assert.InDelta(t, 0.00101, finish[0], 1e-15)
 	bSent := 1e9 / 3 * (0.00101 - 3e-5)
 	assert.InDelta(t, 0.00101+(1e6-bSent)/1e9, finish[1], 1e-15)
@@ -141,18 +142,18 @@ func TestHandDerived(t *testing.T) {
 	 "links":[{"id":"Share","bandwidth":1e9,"latency":0},{"id":"P0","bandwidth":1e11,"latency":1e-5},{"id":"P1","bandwidth":1e11,"latency":3e-5}],
 	 "routes":[{"src":"R","dst":"G0","links":["P0","Share"]},{"src":"R","dst":"G1","links":["P1","Share"]}],
 	 "flows":[{"id":"f0","src":"R","dst":"G0","bytes":1e6,"start":0},{"id":"f1","src":"R","dst":"G1","bytes":1e6,"start":0}]}`), spec))
-	finish = runSpec(t, spec, NetworkOptions{PlainMaxMin: true, Check: true})
+	finish = runSpec(t, spec, Options{PlainMaxMin: true, Check: true})
 	assert.InDelta(t, 0.00199, finish[0], 1e-15)
 	assert.InDelta(t, 0.00201, finish[1], 1e-15)
 
 	// Identical flows on one route finish together, and in issue order.
-	eng := NewEngine()
-	net := NewNetwork(eng, NetworkOptions{Check: true})
+	eng := emulator.NewEngine()
+	net := New(eng, Options{Check: true})
 	l, _ := net.AddLink("L", 1e9, 1e-5, Shared)
 	r, _ := net.NewRoute([]LinkID{l})
 	var order []int
 	for i := 0; i < 4; i++ {
-		net.Send(r, 1e6, func(f *Flow) { order = append(order, i) })
+		net.Send(r, 1e6, func(int) { order = append(order, i) }, 0)
 	}
 	eng.Run()
 	assert.Equal(t, []int{0, 1, 2, 3}, order)
@@ -160,33 +161,31 @@ func TestHandDerived(t *testing.T) {
 	assert.Equal(t, 4e6, net.LinkBytes(l))
 }
 
-// TestSendRecycledReusesFlows: recycled flows finish as sent ones do, and a
-// completed one carries the next flow.
-func TestSendRecycledReusesFlows(t *testing.T) {
-	eng := NewEngine()
-	net := NewNetwork(eng, NetworkOptions{Check: true})
+// TestSendRecyclesFlows: flows sent from a completion finish as others do,
+// and completed flows are reused: the network keeps no more flows than
+// were ever in flight at once.
+func TestSendRecyclesFlows(t *testing.T) {
+	eng := emulator.NewEngine()
+	net := New(eng, Options{Check: true})
 	l, _ := net.AddLink("L", 1e9, 1e-5, Shared)
 	r, _ := net.NewRoute([]LinkID{l})
-	var got []string
-	var first *Flow
-	done := func(f *Flow) {
-		got = append(got, f.Tag().(string))
-		if f.Tag() == "a" {
-			first = f
-		}
-		if f.Tag() == "b" { // a's flow was given back when its onDone returned
-			net.SendRecycled(r, 1e6, func(g *Flow) {
-				got = append(got, g.Tag().(string))
-				assert.Same(t, first, g, "the completed flow was reused")
-				assert.InDelta(t, 1e-5+2e6/1e9+1e-5+1e6/1e9, g.FinishS(), 1e-15)
-			}, "c")
+	var got []int
+	var done func(int)
+	done = func(tag int) {
+		got = append(got, tag)
+		if tag == 2 {
+			net.Send(r, 1e6, func(tag int) {
+				got = append(got, tag)
+				assert.InDelta(t, 1e-5+2e6/1e9+1e-5+1e6/1e9, eng.NowS(), 1e-15)
+			}, 3)
 		}
 	}
-	net.SendRecycled(r, 1e6, done, "a")
-	net.SendRecycled(r, 1e6, done, "b")
+	net.Send(r, 1e6, done, 1)
+	net.Send(r, 1e6, done, 2)
 	eng.Run()
-	assert.Equal(t, []string{"a", "b", "c"}, got)
+	assert.Equal(t, []int{1, 2, 3}, got)
 	assert.Equal(t, 3e6, net.LinkBytes(l))
+	assert.Len(t, net.flows, 2, "the third flow reused a completed one")
 }
 
 func must(err error) {
@@ -196,7 +195,7 @@ func must(err error) {
 }
 
 func TestNetworkRejectsBadLinks(t *testing.T) {
-	net := NewNetwork(NewEngine(), NetworkOptions{})
+	net := New(emulator.NewEngine(), Options{})
 	for _, c := range []struct{ bw, lat float64 }{{0, 0}, {-1, 0}, {math.NaN(), 0}, {math.Inf(1), 0}, {1, -1}, {1, math.NaN()}} {
 		_, err := net.AddLink("x", c.bw, c.lat, Shared)
 		assert.Error(t, err, "bw %v lat %v", c.bw, c.lat)
@@ -280,7 +279,7 @@ func TestNetworkAgainstReference(t *testing.T) {
 	worst := 0.0
 	for trial := 0; trial < 300; trial++ {
 		spec := randomPCISpec(rng, 1+rng.IntN(8), 1+rng.IntN(120))
-		got := runSpec(t, spec, NetworkOptions{Check: true})
+		got := runSpec(t, spec, Options{Check: true})
 		want := referenceRun(spec)
 		for i := range spec.Flows {
 			d := want[i] - spec.Flows[i].Start
@@ -432,11 +431,11 @@ func TestRoutesAddedDuringRun(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 2025))
 	for trial := 0; trial < 100; trial++ {
 		spec := randomPCISpec(rng, 1+rng.IntN(8), 1+rng.IntN(150))
-		opts := NetworkOptions{Check: trial%2 == 0}
+		opts := Options{Check: trial%2 == 0}
 		want := runSpec(t, spec, opts)
 
-		eng := NewEngine()
-		net := NewNetwork(eng, opts)
+		eng := emulator.NewEngine()
+		net := New(eng, opts)
 		ids := addSpecLinks(t, net, spec)
 		routes := map[[2]string]*Route{}
 		route := func(src, dst string) *Route {
@@ -461,9 +460,9 @@ func TestRoutesAddedDuringRun(t *testing.T) {
 		}
 		got := make([]float64, len(spec.Flows))
 		for i, f := range spec.Flows {
-			eng.Schedule(f.Start, func() {
-				net.Send(route(f.Src, f.Dst), f.Bytes, func(fl *Flow) { got[i] = fl.FinishS() })
-			})
+			eng.Post(f.Start, func(int) {
+				net.Send(route(f.Src, f.Dst), f.Bytes, func(int) { got[i] = eng.NowS() }, 0)
+			}, 0)
 		}
 		eng.Run()
 		for i := range got {
@@ -482,9 +481,9 @@ func TestComponentSearchesAgree(t *testing.T) {
 	for trial := 0; trial < 100; trial++ {
 		spec := randomPCISpec(rng, 1+rng.IntN(8), 1+rng.IntN(300))
 		check := trial%4 == 0
-		links := runSpec(t, spec, NetworkOptions{Check: check, search: searchLinks})
-		groups := runSpec(t, spec, NetworkOptions{Check: check, search: searchGroups})
-		auto := runSpec(t, spec, NetworkOptions{Check: check})
+		links := runSpec(t, spec, Options{Check: check, search: searchLinks})
+		groups := runSpec(t, spec, Options{Check: check, search: searchGroups})
+		auto := runSpec(t, spec, Options{Check: check})
 		for i := range links {
 			require.Equal(t, math.Float64bits(links[i]), math.Float64bits(groups[i]),
 				"trial %d flow %d: links %.17g, groups %.17g", trial, i, links[i], groups[i])
