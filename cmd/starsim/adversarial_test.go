@@ -391,7 +391,7 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"compare $D/big.rec $REC", f("big.rec", sparse), 1, "more than 2147483648 (2 GiB)"},
 
 		// the command itself (a bare command prints its usage: cli_test.go).
-		{"frobnicate", nil, 2, "unknown command \"frobnicate\" (want calibrate, compare, netsim, platform, replay, run, sweep, version; see starsim --help)"},
+		{"frobnicate", nil, 2, "unknown command \"frobnicate\" (want calibrate, compare, dag, netsim, platform, replay, run, sweep, version; see starsim --help)"},
 		{"compare $D/n.txt $REC", f("n.txt", "\nsome notes\n"), 1, "$D/n.txt:2: expected \"Field: value\", got \"some notes\"; not a trace starsim reads: want a tasks.rec (a file, or a directory holding it or paje.trace), a Chrome JSON trace or a Paje trace"},
 		{"replay --calib default $D/n.txt", f("n.txt", "some notes\n"), 1, "; not a trace starsim reads: want a tasks.rec"},
 		{"calibrate frob", nil, 2, "unknown subcommand \"frob\" (want fit, import, plot, show; see starsim calibrate --help)"},

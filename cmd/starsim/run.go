@@ -67,8 +67,10 @@ type runFlags struct {
 	sampleS                float64
 	tracePaje, traceChrome string
 	traceRec               string
-	cpuProfile             string
-	command                string
+	// dag is --dag's task graph file (run only); dagRate its --dag-rate.
+	dag, dagRate string
+	cpuProfile   string
+	command      string
 	// plot is --plot's file; config names the run in its title (with
 	// the machine's name).
 	plot, config string
@@ -89,6 +91,8 @@ func runCmd(cmdline string) *cobra.Command {
 		fs.IntVar(&f.block, "block", 960, "tile size `B` (N must be a multiple)")
 		fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
 		fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
+		fs.StringVar(&f.dag, "dag", "", "run the task graph of `FILE` instead of a built-in application: starsim's JSON format, DOT (DAGGEN, SimGrid) or WfCommons' WfFormat")
+		fs.StringVar(&f.dagRate, "dag-rate", "", "with --dag: derive durations from the tasks' flops where the file gives none, per arch or kind (`ARCH=FLOPS,...`: cpu=2e10,cuda=7e12)")
 		return func(pos []string, stdout, stderr io.Writer) error {
 			if err := f.parse(fs, stderr); err != nil {
 				return err
@@ -96,7 +100,11 @@ func runCmd(cmdline string) *cobra.Command {
 			if len(pos) != 0 {
 				return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
 			}
-			if err := f.validateRun(); err != nil {
+			validate := f.validateRun
+			if f.dag != "" || f.set["dag-rate"] {
+				validate = f.validateDAG
+			}
+			if err := validate(); err != nil {
 				return err
 			}
 			out := &outputSet{}
@@ -228,6 +236,9 @@ func (f *runFlags) print(w io.Writer, res *runtime.Result) error {
 }
 
 func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error) {
+	if f.dag != "" {
+		return f.runDAG(stderr, out)
+	}
 	pauseGC()
 	defer resumeGC()
 	prec := models.Single

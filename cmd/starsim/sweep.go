@@ -57,6 +57,7 @@ type sweepFlags struct {
 	sample                                      float64
 	price, csv, json, plot, plotPrice, currency string
 	shard                                       string
+	dags, dagRate                               string
 }
 
 // sweepCmd is `starsim sweep` (and `sweep merge`).
@@ -83,6 +84,8 @@ func sweepCmd() *cobra.Command {
 		fs.StringVar(&f.plotPrice, "plot-price", "", "with --price: draw GFlop/s per 1000 units of money to `FILE`, as --plot")
 		fs.StringVar(&f.currency, "currency", "", "with --price: the prices' currency `C` (EUR, USD...), named on --plot-price's axis and in the table")
 		fs.StringVar(&f.shard, "shard", "", "run only slice I of N (`I/N`)")
+		fs.StringVar(&f.dags, "dag", "", "run the task graphs of these `FILES` (comma-separated; JSON, DOT or WfFormat, as run --dag) instead of built-in applications")
+		fs.StringVar(&f.dagRate, "dag-rate", "", "with --dag: durations from flops where a file gives none (`ARCH=FLOPS,...`, as run --dag-rate)")
 		return func(pos []string, stdout, stderr io.Writer) error { return f.run(fs, pos, stdout, stderr) }
 	})
 	c.AddCommand(sweepMergeCmd())
@@ -113,12 +116,17 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 		return "--" + flag
 	}
 	plan := &sweep.Plan{Double: f.double}
-	if plan.Apps, err = parseList("app", f.apps); err != nil {
+	if err := f.dagPlan(plan, set); err != nil {
 		return err
 	}
-	for i, a := range plan.Apps {
-		if plan.Apps[i], err = lookupApp(a); err != nil {
+	if plan.DAGs == nil {
+		if plan.Apps, err = parseList("app", f.apps); err != nil {
 			return err
+		}
+		for i, a := range plan.Apps {
+			if plan.Apps[i], err = lookupApp(a); err != nil {
+				return err
+			}
 		}
 	}
 	if plan.Scheds, err = parseList("sched", f.scheds); err != nil {
@@ -195,6 +203,9 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	if err := f.readDAGs(plan, stderr); err != nil {
+		return err
+	}
 	setup.env = dedupe(sortedCopy(append(setup.env, envUsed...)))
 	o.DMWeights = setup.weights
 	plan.Options = o
@@ -202,6 +213,12 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	for _, mc := range setup.machines {
 		used := map[string]bool{}
 		for _, app := range plan.Apps {
+			if g := plan.DAGs[app]; g != nil {
+				for i := range g.Tasks {
+					used[g.Tasks[i].Model] = true
+				}
+				continue
+			}
 			res, err := mc.file.ResolveApp(app, f.double, setup.gen)
 			if err != nil {
 				return err
@@ -215,6 +232,9 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 			GPUMemLimitBytes: mc.gpuMemLimit, GPUMemLimitByDevice: mc.perGPU})
 		in := setup.info(mc, nil)
 		in.Environment = nil
+		if plan.DAGs != nil {
+			in.Generation, in.GenerationReason = "", "task graphs from --dag's files"
+		}
 		header = append(header, in.line())
 	}
 	if len(setup.env) > 0 {
@@ -305,6 +325,13 @@ func warnSweepUncalibrated(stderr io.Writer, plan *sweep.Plan) error {
 	for _, mc := range plan.Machines {
 		m := mc.File.RuntimeMachine()
 		for _, app := range plan.Apps {
+			if g := plan.DAGs[app]; g != nil {
+				if err := checkDurations(app, m, g, plan.Options.NCPU, plan.Options.NCUDA); err != nil {
+					return err
+				}
+				warnUncalibrated(stderr, mc.Label+", "+app+": ", m, g, plan.Options.NCPU, plan.Options.NCUDA, said)
+				continue
+			}
 			res, err := mc.File.ResolveApp(app, plan.Double, mc.Generation)
 			if err != nil {
 				return err

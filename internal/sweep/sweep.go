@@ -13,6 +13,7 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 )
 
@@ -60,6 +61,10 @@ type Plan struct {
 	Ns       []int
 	Double   bool
 	Options  runtime.Options
+	// DAGs holds the task graphs read from files: an App that names one
+	// runs it (once per machine and scheduler: it has no block size nor
+	// N). The runs only read them.
+	DAGs map[string]*graph.Graph
 }
 
 // Job is one run of a plan. Index is its place in the plan's fixed order:
@@ -78,6 +83,12 @@ func (p *Plan) Jobs() []Job {
 	var jobs []Job
 	for m := range p.Machines {
 		for _, app := range p.Apps {
+			if p.DAGs[app] != nil {
+				for _, s := range p.Scheds {
+					jobs = append(jobs, Job{Index: len(jobs), Machine: m, App: app, Sched: s})
+				}
+				continue
+			}
 			for _, s := range p.Scheds {
 				for _, b := range p.Blocks {
 					for _, n := range p.Ns {
@@ -192,6 +203,9 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 	for i, err := range errs {
 		if err != nil {
 			j := jobs[i]
+			if p.DAGs[j.App] != nil {
+				return nil, fmt.Errorf("%s %s %s: %w", p.Machines[j.Machine].Label, j.App, j.Sched, err)
+			}
 			return nil, fmt.Errorf("%s %s N=%d block=%d %s: %w", p.Machines[j.Machine].Label, j.App, j.N, j.Block, j.Sched, err)
 		}
 	}
@@ -209,7 +223,11 @@ func (p *Plan) run(j Job, m *machine.Machine, total int) (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
-	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, MachineSource: mach.Source, Generation: res.Gen.String(), App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
+	gen := ""
+	if res != nil {
+		gen = res.Gen.String()
+	}
+	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, MachineSource: mach.Source, Generation: gen, App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
 		NCPU: o.NCPU, NCUDA: o.NCUDA, NTasks: out.NTasks, GFlops: out.GFlops, MakespanS: out.MakespanS,
 		SLR: out.SLR, Speedup: out.Speedup, Eff: out.Efficiency, EnergyJ: out.EnergyJ, BusyPct: meanBusy(out),
 		PriceUnits: mach.PriceUnits, Utilization: out.Utilization}, nil
@@ -223,7 +241,8 @@ func (p *Plan) Check(j Job) error {
 }
 
 // prepare builds job j's graph and simulator on m, and returns them with
-// the generation resolution and the options of the run.
+// the generation resolution (nil for a graph from a file) and the options
+// of the run.
 func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generation.Resolution, runtime.Options, error) {
 	prec := models.Single
 	if p.Double {
@@ -231,6 +250,17 @@ func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generati
 	}
 	mach := p.Machines[j.Machine]
 	o := p.Options
+	o.Sched = j.Sched
+	if mach.GPUMemLimitBytes > 0 {
+		o.GPUMemLimitBytes = mach.GPUMemLimitBytes
+	}
+	if mach.GPUMemLimitByDevice != nil {
+		o.GPUMemLimitByDevice = mach.GPUMemLimitByDevice
+	}
+	if g := p.DAGs[j.App]; g != nil {
+		s, err := runtime.New(m, g, o)
+		return s, nil, o, err
+	}
 	res, err := mach.File.ResolveApp(j.App, p.Double, mach.Generation)
 	if err != nil {
 		return nil, nil, o, err
@@ -239,13 +269,6 @@ func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generati
 		Generation: res.Gen, Symbols: res.Symbols()})
 	if err != nil {
 		return nil, nil, o, err
-	}
-	o.Sched = j.Sched
-	if mach.GPUMemLimitBytes > 0 {
-		o.GPUMemLimitBytes = mach.GPUMemLimitBytes
-	}
-	if mach.GPUMemLimitByDevice != nil {
-		o.GPUMemLimitByDevice = mach.GPUMemLimitByDevice
 	}
 	s, err := runtime.New(m, g, o)
 	return s, res, o, err

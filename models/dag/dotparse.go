@@ -134,6 +134,13 @@ func (l *dotLexer) next() (dotTok, error) {
 		if digits == 0 {
 			return dotTok{}, l.errf("%q is not a number", string(l.src[s:l.pos]))
 		}
+		if l.pos < len(l.src) && isIDStart(l.src[l.pos]) {
+			e := l.pos
+			for e < len(l.src) && (isIDStart(l.src[e]) || isDigit(l.src[e]) || l.src[e] == '+' || l.src[e] == '-' || l.src[e] == '.') {
+				e++
+			}
+			return dotTok{}, l.errf("%s: a DOT number has no exponent nor letters: quote it (\"%s\")", l.src[s:e], l.src[s:e])
+		}
 		return dotTok{kind: 'i', text: string(l.src[s:l.pos]), line: line}, nil
 	case c == '"':
 		return l.quoted()
