@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // The Simulator is the View its scheduler sees.
@@ -118,3 +119,22 @@ func (h *handleState) nonReady(read bool, bit uint64) (nonReady, nonLoading, non
 
 // Rand is the run's seeded generator.
 func (s *Simulator) Rand() *rand.Rand { return s.rng }
+
+// Machine is the machine the run simulates (read-only: schedulers that
+// describe it to others, such as an external agent, read it).
+func (s *Simulator) Machine() *machine.Machine { return s.m }
+
+// MemoryNode is a memory node as a scheduler may describe it.
+type MemoryNode struct {
+	Name          string // "RAM", "CUDA0"
+	CapacityBytes int64  // what the run may use there; 0: unlimited
+}
+
+// MemoryNodes lists the run's memory nodes, by index (Worker.Node).
+func (s *Simulator) MemoryNodes() []MemoryNode {
+	out := make([]MemoryNode, len(s.nodes))
+	for i, n := range s.nodes {
+		out[i] = MemoryNode{Name: n.name, CapacityBytes: n.capacity}
+	}
+	return out
+}
