@@ -46,6 +46,16 @@ type View interface {
 	Explain(rec any)
 }
 
+// SchedulerCloser is a scheduler that holds resources or can fail (an
+// external agent's process): Run calls Close once the simulation has
+// stopped, with the makespan so far (s), and returns its error, if any,
+// instead of the run's result. A scheduler that failed mid-run stops
+// placing tasks, so that the run stops, and says why here.
+type SchedulerCloser interface {
+	Scheduler
+	Close(makespanS float64) error
+}
+
 // NopHooks can be embedded by schedulers without PreExec/PostExec work.
 type NopHooks struct{}
 

@@ -747,6 +747,12 @@ func (s *Simulator) Run() (*Result, error) {
 	// The application thread submits tasks one after the other.
 	s.eng.PostCall(0, s.submitCall, 0)
 	s.eng.Run()
+	if c, ok := s.sched.(SchedulerCloser); ok {
+		// Its failure (an external agent's) explains the run's end first.
+		if err := c.Close(s.lastEndS); err != nil {
+			return nil, err
+		}
+	}
 	if s.checkErr != nil {
 		return nil, s.checkErr
 	}
