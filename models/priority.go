@@ -27,6 +27,8 @@ import (
 //     uses DEFAULT_MIN/MAX_PRIORITY = 0..1 (parallel_heft.c).
 //   - Any name beginning with "heft" selects dmda; no STARPU_SCHED selects
 //     lws (_starpu_select_sched_policy).
+//   - An external scheduler (external:COMMAND, an agent process) is a
+//     policy that sets no range: 0..0.
 //
 // No clamping of task->priority to the range happens at submission (none
 // found in the source); the range matters because cholesky_implicit.c reads
@@ -48,6 +50,11 @@ func PriorityRange(sched string) (min, max int, err error) {
 	}
 	if strings.HasPrefix(s, "heft") {
 		s = "dmda"
+	}
+	if strings.HasPrefix(s, "external:") {
+		// An agent's policy sets no range: StarPU's default for such a
+		// context, 0..0.
+		return 0, 0, nil
 	}
 	switch s {
 	case "dmdap", "dmdas", "dmdasd", "prio", "ws", "lws",

@@ -192,6 +192,9 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		opts.Durations = DurMean
 	}
 	factory, ok := lookupScheduler(opts.Sched)
+	if opts.NewScheduler != nil {
+		factory, ok = opts.NewScheduler, true
+	}
 	if !ok {
 		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(SchedulerNames(), ", "))
 	}
