@@ -120,6 +120,9 @@ func (h *handleState) nonReady(read bool, bit uint64) (nonReady, nonLoading, non
 // Rand is the run's seeded generator.
 func (s *Simulator) Rand() *rand.Rand { return s.rng }
 
+// Graph is the task graph the run runs (read-only).
+func (s *Simulator) Graph() *graph.Graph { return s.g }
+
 // Machine is the machine the run simulates (read-only: schedulers that
 // describe it to others, such as an external agent, read it).
 func (s *Simulator) Machine() *machine.Machine { return s.m }

@@ -22,6 +22,7 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/agent"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/traces"
 )
@@ -69,6 +70,11 @@ type runFlags struct {
 	traceRec               string
 	// dag is --dag's task graph file (run only); dagRate its --dag-rate.
 	dag, dagRate string
+	// schedTimeout bounds an external scheduler's replies (s, wall
+	// clock); newSched makes it (nil: the registry's --sched).
+	schedTimeout float64
+	newSched     func() runtime.Scheduler
+	stderr       io.Writer
 	cpuProfile   string
 	command      string
 	// plot is --plot's file; config names the run in its title (with
@@ -160,7 +166,8 @@ func (f *runFlags) startProfile(out *outputSet) error {
 // scheduler, durations, outputs, decision log and traces.
 func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	f.mf.register(fs, false, cmd == "run")
-	fs.StringVar(&f.sched, "sched", "", "scheduler `S`: "+strings.Join(runtime.SchedulerNames(), ", ")+" (default dmda)")
+	fs.StringVar(&f.sched, "sched", "", "scheduler `S`: "+schedulerChoices()+" (default dmda)")
+	fs.Float64Var(&f.schedTimeout, "sched-timeout", agent.DefaultTimeout.Seconds(), "with --sched external:COMMAND: the most `SECONDS` (wall clock) the agent may take to reply")
 	fs.IntVar(&f.ncpu, "ncpu", -1, "`N` CPU workers; -1: StarPU's default, the cores less one per GPU")
 	fs.IntVar(&f.ncuda, "ncuda", -1, "`N` GPU workers; -1: StarPU's default, all GPUs")
 	fs.StringVar(&f.durations, "durations", "mean", "kernel durations `D`: mean, normal or histogram (seeded)")
@@ -186,6 +193,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 // read when the machine is resolved). --plot's extension is checked at
 // once; the other values by validateCommon.
 func (f *runFlags) parse(fs *pflag.FlagSet, stderr io.Writer) error {
+	f.stderr = stderr
 	if f.plot != "" {
 		if err := checkExt("plot", f.plot, ".png", ".svg"); err != nil {
 			return err
@@ -363,6 +371,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	m := mc.file.RuntimeMachine()
 	opts := runtime.DefaultOptions()
 	opts.Sched, opts.NCPU, opts.NCUDA, opts.Seed, opts.Check = f.sched, f.ncpu, f.ncuda, f.seed, f.check
+	opts.NewScheduler = f.newSched
 	opts.NoPrefetch = f.noPrefetch
 	f.setup.apply(mc, &opts)
 	opts.StarPUTransferFactor = !f.noTransferFactor

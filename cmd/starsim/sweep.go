@@ -22,6 +22,7 @@ import (
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/agent"
 )
 
 const sweepDoc = `
@@ -58,6 +59,7 @@ type sweepFlags struct {
 	price, csv, json, plot, plotPrice, currency string
 	shard                                       string
 	dags, dagRate                               string
+	schedTimeout                                float64
 }
 
 // sweepCmd is `starsim sweep` (and `sweep merge`).
@@ -68,7 +70,8 @@ func sweepCmd() *cobra.Command {
 		fs.StringVar(&f.apps, "app", "cholesky", "applications `APP`: "+strings.Join(models.Apps, ", ")+", comma-separated")
 		fs.StringVar(&f.ns, "n", "9600:38400:9600", "matrix orders `N`: comma-separated, or a range FROM:TO:STEP")
 		fs.StringVar(&f.blocks, "block", "960", "tile sizes `B`, comma-separated")
-		fs.StringVar(&f.scheds, "sched", "dmda,dmdar,dmdas", "schedulers `S`, comma-separated: "+strings.Join(runtime.SchedulerNames(), ", "))
+		fs.StringVar(&f.scheds, "sched", "dmda,dmdar,dmdas", "schedulers `S`, comma-separated: "+schedulerChoices())
+		fs.Float64Var(&f.schedTimeout, "sched-timeout", agent.DefaultTimeout.Seconds(), "with an external:COMMAND scheduler: the most `SECONDS` (wall clock) its agents may take to reply")
 		fs.IntVar(&f.ncpu, "ncpu", -1, "`N` CPU workers; -1: StarPU's default, the cores less one per GPU")
 		fs.IntVar(&f.ncuda, "ncuda", -1, "`N` GPU workers; -1: StarPU's default, all GPUs")
 		fs.StringVar(&f.durations, "durations", "mean", "kernel durations `D`: mean, normal or histogram (seeded)")
@@ -132,10 +135,29 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	if plan.Scheds, err = parseList("sched", f.scheds); err != nil {
 		return err
 	}
+	hasExternal := false
 	for _, s := range plan.Scheds {
-		if !slices.Contains(runtime.SchedulerNames(), s) {
-			return sourceError(src("sched"), f.scheds, "unknown scheduler %q (known: %s)", s, strings.Join(runtime.SchedulerNames(), ", "))
+		if isExternal(s) {
+			timeout, err := checkTimeout(f.schedTimeout)
+			if err != nil {
+				return err
+			}
+			mk, err := externalScheduler(src("sched"), s, stderr, timeout)
+			if err != nil {
+				return err
+			}
+			if plan.NewSchedulers == nil {
+				plan.NewSchedulers = map[string]func() runtime.Scheduler{}
+			}
+			plan.NewSchedulers[s], hasExternal = mk, true
+			continue
 		}
+		if !slices.Contains(runtime.SchedulerNames(), s) {
+			return sourceError(src("sched"), f.scheds, "unknown scheduler %q (known: %s; or %sCOMMAND)", s, strings.Join(runtime.SchedulerNames(), ", "), agent.Prefix)
+		}
+	}
+	if set["sched-timeout"] && !hasExternal {
+		return flagError("sched-timeout", f.schedTimeout, "only with an external:COMMAND scheduler")
 	}
 	if plan.Ns, err = parseInts("n", f.ns, true, maxSweepJobs); err != nil {
 		return err

@@ -148,8 +148,18 @@ func (f *runFlags) validateCommon(cmd string) error {
 			return flagError(c.name, c.v, "want a worker count >= 0 (leave the flag out for StarPU's default)")
 		}
 	}
-	if !slices.Contains(runtime.SchedulerNames(), f.sched) {
-		return sourceError(f.source("sched"), f.sched, "unknown scheduler (known: %s)", strings.Join(runtime.SchedulerNames(), ", "))
+	if isExternal(f.sched) {
+		timeout, err := checkTimeout(f.schedTimeout)
+		if err != nil {
+			return err
+		}
+		if f.newSched, err = externalScheduler(f.source("sched"), f.sched, f.stderr, timeout); err != nil {
+			return err
+		}
+	} else if !slices.Contains(runtime.SchedulerNames(), f.sched) {
+		return unknownScheduler(f.source("sched"), f.sched)
+	} else if f.set["sched-timeout"] {
+		return flagError("sched-timeout", f.schedTimeout, "only with --sched external:COMMAND")
 	}
 	switch runtime.Durations(f.durations) {
 	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:

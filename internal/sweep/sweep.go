@@ -65,6 +65,9 @@ type Plan struct {
 	// runs it (once per machine and scheduler: it has no block size nor
 	// N). The runs only read them.
 	DAGs map[string]*graph.Graph
+	// NewSchedulers makes the schedulers of Scheds the registry does not
+	// hold (external agents), by name.
+	NewSchedulers map[string]func() runtime.Scheduler
 }
 
 // Job is one run of a plan. Index is its place in the plan's fixed order:
@@ -251,6 +254,7 @@ func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generati
 	mach := p.Machines[j.Machine]
 	o := p.Options
 	o.Sched = j.Sched
+	o.NewScheduler = p.NewSchedulers[j.Sched]
 	if mach.GPUMemLimitBytes > 0 {
 		o.GPUMemLimitBytes = mach.GPUMemLimitBytes
 	}
