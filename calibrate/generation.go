@@ -3,8 +3,10 @@ package calibrate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
 )
 
@@ -36,14 +38,18 @@ func (f *File) ModelStatuses() func(string) generation.Status {
 	return func(s string) generation.Status { return st[s] }
 }
 
-// ResolveApp decides, for app ("cholesky" or "lu") in float or double, which
-// StarPU generation's task graph runs on this calibration and under which
-// model symbols (generation.Resolve; want is the generation asked for, Auto
-// to detect it). A model the work needs whose file could not be read is an
+// ResolveApp decides, for the application app (models.Lookup) in float or
+// double, which StarPU generation's task graph runs on this calibration
+// and under which model symbols (models.App.Resolve; want is the
+// generation asked for, Auto to detect it). A model the work needs whose file could not be read is an
 // error with that file's FILE:LINE; one the calibration lacks is an error
 // saying what was looked for.
 func (f *File) ResolveApp(app string, double bool, want generation.Gen) (*generation.Resolution, error) {
-	r, err := generation.Resolve(app, double, want, f.ModelStatuses())
+	a, ok := models.Lookup(app)
+	if !ok {
+		return nil, fmt.Errorf("calibration %s: unknown application %q (want %s)", f.Name, app, strings.Join(models.Names(), " or "))
+	}
+	r, err := a.Resolve(double, want, f.ModelStatuses())
 	if err != nil {
 		return nil, fmt.Errorf("calibration %s: %w", f.Name, err)
 	}
@@ -62,18 +68,17 @@ func (f *File) ResolveApp(app string, double bool, want generation.Gen) (*genera
 }
 
 // Generation says which StarPU generation's model names the calibration
-// uses, from the Cholesky and LU symbols it holds, readable or not (Auto
-// when it holds neither's or both's), and why.
+// uses, from the symbols of the registered applications (models.Names) it
+// holds, readable or not (Auto when it holds neither's or both's), and why.
 func (f *File) Generation() (generation.Gen, string) {
 	status := f.ModelStatuses()
 	var has [2][]string // 1.4, 1.3
 	for gi, g := range []generation.Gen{generation.V14, generation.V13} {
-		for _, app := range []struct {
-			name   string
-			double bool
-		}{{"cholesky", false}, {"lu", false}, {"lu", true}} {
-			ks, _ := generation.Kernels(app.name, g, app.double)
-			for _, k := range ks {
+		for _, a := range models.All() {
+			if a.OneGraph {
+				continue // its names say nothing of a generation
+			}
+			for _, k := range slices.Concat(a.SymbolSets(g)...) {
 				for _, s := range generation.BLASSuffixes {
 					if status(k.Symbol+s) != generation.Absent {
 						has[gi] = append(has[gi], k.Symbol+s)

@@ -66,7 +66,7 @@ func TestWhatIfRuns(t *testing.T) {
 			require.NoError(t, err)
 			want := strings.ReplaceAll(c.name, "default", def.Name)
 			assert.Equal(t, want, f.Name)
-			g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, PrioritySched: "dmda"})
+			g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960})
 			require.NoError(t, err)
 			opts := runtime.DefaultOptions()
 			opts.Check = true
@@ -105,7 +105,7 @@ func TestWhatIfCloneRuns(t *testing.T) {
 	for _, k := range []int{5, 6} {
 		f, err := calibrate.Default().WithGPUs(k)
 		require.NoError(t, err)
-		g, err := models.New("cholesky", models.Options{N: 960 * 24, Block: 960, PrioritySched: "dmda"})
+		g, err := models.New("cholesky", models.Options{N: 960 * 24, Block: 960})
 		require.NoError(t, err)
 		opts := runtime.DefaultOptions()
 		opts.Check = true

@@ -1,14 +1,18 @@
 package models
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/starsim/starsim/runtime/graph"
+)
 
 // BenchmarkCholesky76800 generates the N=76800, block 960 Cholesky graph
 // (nb = 80: 88 560 tasks, 3 240 handles).
 func BenchmarkCholesky76800(b *testing.B) {
-	o := Options{N: 76800, Block: 960, PrioritySched: "dmdas"}
+	o := Options{N: 76800, Block: 960, Prio: graph.UnboundedPrio}
 	b.ReportAllocs()
 	for b.Loop() {
-		g, err := Cholesky(o)
+		g, err := New("cholesky", o)
 		if err != nil || len(g.Tasks) != 88560 {
 			b.Fatalf("%v, %d tasks", err, len(g.Tasks))
 		}
@@ -20,7 +24,7 @@ func BenchmarkLU76800(b *testing.B) {
 	o := Options{N: 76800, Block: 960}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := LU(o); err != nil {
+		if _, err := New("lu", o); err != nil {
 			b.Fatal(err)
 		}
 	}

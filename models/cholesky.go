@@ -5,6 +5,47 @@ import (
 	"github.com/starsim/starsim/runtime/graph"
 )
 
+// cholesky is StarPU's examples/cholesky/cholesky_implicit.c, in float (a
+// double version is a starsim extension with the same symbols and
+// footprints: the element size is not hashed into footprints).
+var cholesky = App{
+	Name: "cholesky",
+	Kernels: func(g generation.Gen, _ bool) []generation.KernelSymbol {
+		if g == generation.V13 {
+			return []generation.KernelSymbol{{Kernel: "POTRF", Symbol: chol13ModelPOTRF}, {Kernel: "TRSM", Symbol: chol13ModelTRSM}, {Kernel: "GEMM", Symbol: chol13ModelGEMM}}
+		}
+		return []generation.KernelSymbol{{Kernel: "POTRF", Symbol: cholModelPOTRF}, {Kernel: "TRSM", Symbol: cholModelTRSM}, {Kernel: "SYRK", Symbol: cholModelSYRK}, {Kernel: "GEMM", Symbol: cholModelGEMM}}
+	},
+	Renames: [][2]string{{chol13ModelPOTRF, cholModelPOTRF}, {chol13ModelTRSM, cholModelTRSM}, {chol13ModelGEMM, cholModelGEMM}},
+	KernelOf: func(sym string) (string, bool) {
+		return suffixKernel(sym, []kernelSuffixes{
+			{"POTRF", []string{cholModelPOTRF, chol13ModelPOTRF}}, {"TRSM", []string{cholModelTRSM, chol13ModelTRSM}},
+			{"SYRK", []string{cholModelSYRK}}, {"GEMM", []string{cholModelGEMM, chol13ModelGEMM}},
+		})
+	},
+	// StarPU's Cholesky example is float only.
+	ElemBytes: func(string) (int64, bool) { return 4, true },
+	KernelFlops: map[string]func(float64) float64{
+		"POTRF": potrfFlops,
+		"TRSM":  cholTrsmFlops,
+		"SYRK":  func(n float64) float64 { return syrkFlops(n, n) },
+		"GEMM":  func(n float64) float64 { return gemmFlops(n, n, n) },
+	},
+	// cl11 has no STARPU_CUDA_ASYNC (cholesky_kernels.c, both generations).
+	SyncGPU: []string{"POTRF"},
+	Size: func(nb int64) (tasks, handles, buffers int64) {
+		ntrsm := nb * (nb - 1) / 2
+		ngemm := nb * (nb - 1) * (nb - 2) / 6
+		return nb + 2*ntrsm + ngemm, nb * (nb + 1) / 2, nb + 2*2*ntrsm + 3*ngemm
+	},
+	Build: func(o Options, nb int) (*graph.Graph, error) {
+		if o.Generation == generation.V13 {
+			return cholesky13(o, nb)
+		}
+		return cholesky14(o, nb)
+	},
+}
+
 // Cholesky model symbols (cholesky_kernels.c / cholesky_models.c).
 const (
 	cholModelPOTRF = "chol_model_potrf"
@@ -13,7 +54,7 @@ const (
 	cholModelGEMM  = "chol_model_gemm"
 )
 
-// Cholesky is the task graph of examples/cholesky/cholesky_implicit.c
+// cholesky14 is the task graph of examples/cholesky/cholesky_implicit.c
 // (lower Cholesky, right-looking, implicit dependencies).
 //
 // The matrix is partitioned by starpu_matrix_filter_block (splitting nx, the
@@ -39,15 +80,8 @@ const (
 // cholPrio. Flops: FLOPS_SPOTRF/STRSM/SSYRK/SGEMM of the tile (flops.go).
 // Only the lower triangle's nb(nb+1)/2 tiles are handles.
 //
-// With Options.Generation V13 the graph is StarPU 1.3's (Cholesky13).
-func Cholesky(o Options) (*graph.Graph, error) {
-	nb, err := o.validate()
-	if err != nil {
-		return nil, err
-	}
-	if o.Generation == generation.V13 {
-		return cholesky13(o, nb)
-	}
+// With Options.Generation V13 the graph is StarPU 1.3's (cholesky13).
+func cholesky14(o Options, nb int) (*graph.Graph, error) {
 	f := float64(nb)
 	if err := checkSize("cholesky", nb, f*f*f/6+f*f, f*f/2+f); err != nil {
 		return nil, err
@@ -79,7 +113,7 @@ func Cholesky(o Options) (*graph.Graph, error) {
 	}, func(bld *builder, k int) {
 		akk := t.id(k, k)
 		bld.submit("POTRF", mPOTRF, fPOTRF, p.potrf(k), rw(akk))
-		bld.syncGPU() // cl11 has no STARPU_CUDA_ASYNC (cholesky_kernels.c)
+		bld.syncGPU()
 		for m := k + 1; m < nb; m++ {
 			bld.submit("TRSM", mTRSM, fTRSM, p.trsm(k, m), r(akk), rw(t.id(m, k)))
 		}
@@ -160,7 +194,7 @@ func cholesky13(o Options, nb int) (*graph.Graph, error) {
 	}, func(bld *builder, k int) {
 		akk := t.id(k, k)
 		bld.submit("POTRF", mPOTRF, fPOTRF, p.potrf(k), rw(akk))
-		bld.syncGPU() // cl11 has no STARPU_CUDA_ASYNC (1.3's cholesky_kernels.c)
+		bld.syncGPU()
 		for m := k + 1; m < nb; m++ {
 			bld.submit("TRSM", mTRSM, fTRSM, p.trsm(k, m), r(akk), rw(t.id(m, k)))
 		}
@@ -176,4 +210,83 @@ func cholesky13(o Options, nb int) (*graph.Graph, error) {
 		}
 	})
 	return g, nil
+}
+
+// cholPrio is cholesky_implicit.c's priority choice (the default
+// "-priority 0" attribution):
+//
+//	priority = noprio ? STARPU_DEFAULT_PRIO
+//	         : unbound_prio ? <bottom-level formula>
+//	         : <STARPU_MAX_PRIO for the critical path, else STARPU_DEFAULT_PRIO>
+//
+// with unbound_prio = STARPU_MAX_PRIO == INT_MAX && STARPU_MIN_PRIO ==
+// INT_MIN, read once before the submission loop (Options.Prio is the
+// scheduler's range). Per task (nb = N/Block):
+//
+//	          unbound                 bounded
+//	POTRF(k)  2nb-2k                  MAX
+//	TRSM(k,m) 2nb-2k-m                m == k+1 ? MAX : 0
+//	SYRK(k,n) 2nb-2k-n-n (= 2nb-2k-2n) n == k+1 ? MAX : 0
+//	GEMM(k,m,n) 2nb-2k-m-n            (m == k+1 && n == k+1) ? MAX : 0
+//
+// SYRK's unbound priority is 2nb-2k-2n (the source writes "2*nblocks -
+// 2*k - n - n"); a GEMM never gets MAX, because GEMMs have m > n >= k+1
+// so the condition m == n == k+1 cannot hold (only SYRK(n=k+1) does). With
+// the 0..0 range of dm, dmda, dmdar, eager and random, MAX is 0 and every
+// priority is 0 (as the native dmda trace shows). The
+// C arithmetic is unsigned then cast to int; the wrap-around gives the same
+// (possibly negative) values as the signed formulas used here.
+type cholPrio struct {
+	noprio, unbound bool
+	max, nb         int
+}
+
+func newCholPrio(o Options, nb int) cholPrio {
+	return cholPrio{noprio: o.NoPrio, unbound: o.Prio.Unbounded(), max: o.Prio.Max, nb: nb}
+}
+
+func (p cholPrio) potrf(k int) int {
+	switch {
+	case p.noprio:
+		return 0
+	case p.unbound:
+		return 2*p.nb - 2*k
+	}
+	return p.max
+}
+
+func (p cholPrio) trsm(k, m int) int {
+	switch {
+	case p.noprio:
+		return 0
+	case p.unbound:
+		return 2*p.nb - 2*k - m
+	case m == k+1:
+		return p.max
+	}
+	return 0
+}
+
+func (p cholPrio) syrk(k, n int) int {
+	switch {
+	case p.noprio:
+		return 0
+	case p.unbound:
+		return 2*p.nb - 2*k - n - n
+	case n == k+1:
+		return p.max
+	}
+	return 0
+}
+
+func (p cholPrio) gemm(k, m, n int) int {
+	switch {
+	case p.noprio:
+		return 0
+	case p.unbound:
+		return 2*p.nb - 2*k - m - n
+	case m == k+1 && n == k+1:
+		return p.max
+	}
+	return 0
 }

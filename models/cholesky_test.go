@@ -35,13 +35,13 @@ func checkListing(t *testing.T, app string, n int, want []wantTask) {
 	checkListingWith(t, app, Options{N: n, Block: 960}, want)
 }
 
-// checkListingWith is checkListing for the options o (its PrioritySched
-// set to each scheduler in turn).
+// checkListingWith is checkListing for the options o (its Prio set to each
+// scheduler's range in turn).
 func checkListingWith(t *testing.T, app string, o Options, want []wantTask) {
 	t.Helper()
 	scheds := []string{"dmdas", "dmda", "heteroprio"}
 	for si, sched := range scheds {
-		o.PrioritySched = sched
+		o.Prio = testPrio[sched]
 		g := mustGraph(t, app, o)
 		require.Len(t, g.Tasks, len(want))
 		for i, w := range want {

@@ -59,7 +59,7 @@ func TestLU13SmallListing(t *testing.T) {
 		{"GETRF", []string{"A[2][2]:RW"}, M, 0, 99, []string{"A[2][2]"}},
 	}
 	checkListingWith(t, "lu", Options{N: 3 * 960, Block: 960, Generation: generation.V13}, want)
-	g := mustGraph(t, "lu", Options{N: 3 * 960, Block: 960, Generation: generation.V13, NoPrio: true, PrioritySched: "dmdas"})
+	g := mustGraph(t, "lu", Options{N: 3 * 960, Block: 960, Generation: generation.V13, NoPrio: true, Prio: graph.UnboundedPrio})
 	for _, task := range g.Tasks {
 		assert.Zero(t, task.Priority, "-no-prio")
 	}
@@ -72,7 +72,7 @@ func TestGeneration13Graphs(t *testing.T) {
 	for _, nb := range []int{1, 2, 3, 8, 13} {
 		t.Run(fmt.Sprint(nb), func(t *testing.T) {
 			for _, prec := range []Precision{Single, Double} {
-				o := Options{N: nb * 960, Block: 960, Precision: prec, PrioritySched: "dmdas"}
+				o := Options{N: nb * 960, Block: 960, Precision: prec, Prio: graph.UnboundedPrio}
 				g14 := mustGraph(t, "cholesky", o)
 				o.Generation = generation.V13
 				g13 := mustGraph(t, "cholesky", o)
@@ -109,7 +109,7 @@ func TestGeneration13Graphs(t *testing.T) {
 					require.Equal(t, c+1, writes[h], g13.Handles[h].Name)
 				}
 			}
-			o := Options{N: nb * 960, Block: 960, PrioritySched: "dmda"}
+			o := Options{N: nb * 960, Block: 960}
 			l14 := mustGraph(t, "lu", o)
 			o.Generation = generation.V13
 			l13 := mustGraph(t, "lu", o)

@@ -1,11 +1,70 @@
 package models
 
 import (
+	"strings"
+
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime/graph"
 )
 
-// LU is the task graph of examples/lu/xlu_implicit.c (LU without pivoting,
+// lu is StarPU's examples/lu/xlu_implicit.c (lu_implicit_example_float
+// and _double).
+var lu = App{
+	Name: "lu",
+	Kernels: func(g generation.Gen, double bool) []generation.KernelSymbol {
+		p := "starpu_slu_lu_model_"
+		if double {
+			p = "starpu_dlu_lu_model_"
+		}
+		names := luModelNames(g == generation.V13)
+		return []generation.KernelSymbol{{Kernel: "GETRF", Symbol: p + names[0]}, {Kernel: "TRSM_LL", Symbol: p + names[1]},
+			{Kernel: "TRSM_RU", Symbol: p + names[2]}, {Kernel: "GEMM", Symbol: p + names[3]}}
+	},
+	DoubleSymbols: true,
+	BLASSuffixed:  true,
+	Renames: [][2]string{{"_lu_model_11", "_lu_model_getrf"}, {"_lu_model_12", "_lu_model_trsm_ll"},
+		{"_lu_model_21", "_lu_model_trsm_ru"}, {"_lu_model_22", "_lu_model_gemm"}},
+	KernelOf: func(sym string) (string, bool) {
+		return suffixKernel(sym, []kernelSuffixes{
+			{"GETRF", []string{"lu_model_getrf", "lu_model_11"}}, {"TRSM_LL", []string{"lu_model_trsm_ll", "lu_model_12"}},
+			{"TRSM_RU", []string{"lu_model_trsm_ru", "lu_model_21"}}, {"GEMM", []string{"lu_model_gemm", "lu_model_22"}},
+		})
+	},
+	ElemBytes: func(sym string) (int64, bool) {
+		switch {
+		case strings.Contains(sym, "dlu_lu_model_"):
+			return 8, true
+		case strings.Contains(sym, "slu_lu_model_"):
+			return 4, true
+		}
+		return 0, false
+	},
+	KernelFlops: map[string]func(float64) float64{
+		"GETRF":   getrfFlops,
+		"TRSM_LL": luTrsmFlops,
+		"TRSM_RU": luTrsmFlops,
+		"GEMM":    func(n float64) float64 { return gemmFlops(n, n, n) },
+	},
+	// cl11 has no STARPU_CUDA_ASYNC (xlu_kernels.c, both generations).
+	SyncGPU: []string{"GETRF"},
+	Size: func(nb int64) (tasks, handles, buffers int64) {
+		ntrsm := nb * (nb - 1) / 2
+		ngemm := (nb - 1) * nb * (2*nb - 1) / 6
+		return nb + 2*ntrsm + ngemm, nb * nb, nb + 2*2*ntrsm + 3*ngemm
+	},
+	Build: luGraph,
+}
+
+// luModelNames are the endings of LU's model symbols, GETRF, TRSM_LL,
+// TRSM_RU, GEMM, in StarPU 1.3 (old) or 1.4.
+func luModelNames(old bool) [4]string {
+	if old {
+		return [4]string{"11", "12", "21", "22"}
+	}
+	return [4]string{"getrf", "trsm_ll", "trsm_ru", "gemm"}
+}
+
+// luGraph is the task graph of examples/lu/xlu_implicit.c (LU without pivoting,
 // implicit dependencies), as lu_implicit_example_float/double runs it.
 //
 // Index meaning. xlu_implicit.c partitions with
@@ -42,28 +101,21 @@ import (
 // models lu_model_11/12/21/22: 12 is TRSM_LL, 21 TRSM_RU), with other
 // priorities: STARPU_MAX_PRIO for GETRF, for the TRSMs of i = k+1 and for
 // the GEMM of i = j = k+1, the default 0 for the others. MAX_PRIO is the
-// scheduler's (PriorityRange): 0 under dmda, INT_MAX under dmdas.
-func LU(o Options) (*graph.Graph, error) {
-	nb, err := o.validate()
-	if err != nil {
-		return nil, err
-	}
+// scheduler's (Options.Prio): 0 under dmda, INT_MAX under dmdas.
+func luGraph(o Options, nb int) (*graph.Graph, error) {
 	f := float64(nb)
 	if err := checkSize("lu", nb, f*f*f/3+f*f, f*f); err != nil {
 		return nil, err
 	}
 	suffix, _ := blasSuffix(o.BLASVariant)
 	prefix := "starpu_" + o.Precision.luPrefix() + "lu_lu_model_"
-	names := [4]string{"getrf", "trsm_ll", "trsm_ru", "gemm"}
 	old := o.Generation == generation.V13
-	if old {
-		names = [4]string{"11", "12", "21", "22"}
-	}
+	names := luModelNames(old)
 	mGETRF := o.symbol("GETRF", prefix+names[0]+suffix)
 	mTRSMLL := o.symbol("TRSM_LL", prefix+names[1]+suffix)
 	mTRSMRU := o.symbol("TRSM_RU", prefix+names[2]+suffix)
 	mGEMM := o.symbol("GEMM", prefix+names[3]+suffix)
-	_, maxPrio, _ := PriorityRange(o.PrioritySched)
+	maxPrio := o.Prio.Max
 
 	hs, t := newTiles(o, nb, func(r, c int) bool { return true })
 	// sub(x, y) of the source: block column x, block row y.
@@ -106,7 +158,7 @@ func LU(o Options) (*graph.Graph, error) {
 			pGETRF = prio13(true)
 		}
 		bld.submit("GETRF", mGETRF, fGETRF, pGETRF, rw(kk))
-		bld.syncGPU() // cl11 has no STARPU_CUDA_ASYNC (xlu_kernels.c)
+		bld.syncGPU()
 		for i := k + 1; i < nb; i++ {
 			pTRSM := prio(3*nb - (2*k + i))
 			if old {

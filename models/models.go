@@ -2,10 +2,8 @@ package models
 
 import (
 	"fmt"
-	"math"
 	goruntime "runtime"
 	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/starsim/starsim/calibrate/starpu"
@@ -61,11 +59,11 @@ type Options struct {
 	N, Block int
 	// Precision is the element type; the zero value is Single (float).
 	Precision Precision
-	// PrioritySched is the StarPU scheduler name (STARPU_SCHED). Cholesky's
-	// priorities depend on the priority range that scheduler sets (see
-	// PriorityRange); "" means StarPU's default scheduler, lws. LU's
-	// priorities do not depend on it, but the name is still checked.
-	PrioritySched string
+	// Prio is the scheduler's priority range (its registry entry gives it:
+	// sched.PriorityRange), which StarPU's examples read to choose their
+	// priorities (Cholesky's formulas, 1.3's MAX_PRIO). The zero value is
+	// 0..0, that of dm, dmda, dmdar, eager and random.
+	Prio graph.PrioRange
 	// NoPrio is the examples' -no-prio flag: every priority 0.
 	NoPrio bool
 	// BLASVariant picks the LU model-symbol suffix StarPU's build adds for
@@ -96,17 +94,6 @@ func (o Options) symbol(kernel, def string) string {
 	return def
 }
 
-// New builds the graph of app, "cholesky" or "lu" (case-insensitive).
-func New(app string, o Options) (*graph.Graph, error) {
-	switch strings.ToLower(app) {
-	case "cholesky":
-		return Cholesky(o)
-	case "lu":
-		return LU(o)
-	}
-	return nil, fmt.Errorf("models: unknown application %q (want cholesky or lu)", app)
-}
-
 // validate checks the options and returns the number of tiles per side.
 func (o Options) validate() (nb int, err error) {
 	if o.N <= 0 || o.Block <= 0 {
@@ -126,8 +113,8 @@ func (o Options) validate() (nb int, err error) {
 	if _, err := blasSuffix(o.BLASVariant); err != nil {
 		return 0, err
 	}
-	if _, _, err := PriorityRange(o.PrioritySched); err != nil {
-		return 0, err
+	if o.Prio.Min > o.Prio.Max {
+		return 0, fmt.Errorf("models: priority range %d..%d is empty", o.Prio.Min, o.Prio.Max)
 	}
 	if o.Generation != generation.Auto && o.Generation != generation.V13 && o.Generation != generation.V14 {
 		return 0, fmt.Errorf("models: unknown StarPU generation %s", o.Generation)
@@ -326,30 +313,3 @@ func graphName(app string, o Options) string {
 	}
 	return fmt.Sprintf("%s N=%d block=%d %s", app, o.N, o.Block, o.Precision)
 }
-
-// Size is the size of the graph New(app, o) builds, computed without
-// building it: its tasks, handles and task buffers (each an access to a
-// handle). It checks o as New does.
-func Size(app string, o Options) (tasks, handles, buffers int64, err error) {
-	n, err := o.validate()
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	nb := int64(n)
-	if nb > 1<<20 { // nb³ would overflow: beyond any budget anyway
-		return math.MaxInt64, nb * nb, math.MaxInt64, nil
-	}
-	ntrsm := nb * (nb - 1) / 2
-	switch strings.ToLower(app) {
-	case "cholesky":
-		ngemm := nb * (nb - 1) * (nb - 2) / 6
-		return nb + 2*ntrsm + ngemm, nb * (nb + 1) / 2, nb + 2*2*ntrsm + 3*ngemm, nil
-	case "lu":
-		ngemm := (nb - 1) * nb * (2*nb - 1) / 6
-		return nb + 2*ntrsm + ngemm, nb * nb, nb + 2*2*ntrsm + 3*ngemm, nil
-	}
-	return 0, 0, 0, fmt.Errorf("models: unknown application %q (want cholesky or lu)", app)
-}
-
-// Apps are the applications New builds.
-var Apps = []string{"cholesky", "lu"}

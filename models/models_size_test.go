@@ -9,9 +9,9 @@ import (
 
 // Size must count what New builds, without building it.
 func TestSizeMatchesNew(t *testing.T) {
-	for _, app := range Apps {
+	for _, app := range Names() {
 		for _, nb := range []int{1, 2, 3, 7, 20} {
-			o := Options{N: nb * 96, Block: 96, PrioritySched: "dmda"}
+			o := Options{N: nb * 96, Block: 96}
 			g, err := New(app, o)
 			require.NoError(t, err)
 			tasks, handles, bufs, err := Size(app, o)
@@ -25,7 +25,7 @@ func TestSizeMatchesNew(t *testing.T) {
 			assert.Equal(t, int64(nbuf), bufs, "%s nb=%d buffers", app, nb)
 		}
 	}
-	_, _, _, err := Size("qr", Options{N: 960, Block: 960})
+	_, _, _, err := Size("svd", Options{N: 960, Block: 960})
 	assert.ErrorContains(t, err, "unknown application")
 	_, _, _, err = Size("lu", Options{N: 961, Block: 960})
 	assert.ErrorContains(t, err, "not a multiple")

@@ -84,8 +84,9 @@ func TestErrors(t *testing.T) {
 		{"negative N", "lu", Options{N: -960, Block: 960}, "positive"},
 		{"zero block", "cholesky", Options{N: 960, Block: 0}, "positive"},
 		{"negative block", "lu", Options{N: 960, Block: -1}, "positive"},
-		{"unknown app", "qr", Options{N: 960, Block: 960}, "unknown application"},
-		{"unknown sched", "cholesky", Options{N: 960, Block: 960, PrioritySched: "nosuch"}, "unknown scheduler"},
+		{"unknown app", "svd", Options{N: 960, Block: 960}, "unknown application"},
+		{"qr inner block", "qr", Options{N: 960, Block: 96, InnerBlock: 200}, "inner block size 200"},
+		{"empty priority range", "cholesky", Options{N: 960, Block: 960, Prio: graph.PrioRange{Min: 1, Max: 0}}, "priority range 1..0 is empty"},
 		{"unknown precision", "cholesky", Options{N: 960, Block: 960, Precision: 7}, "precision"},
 		{"unknown blas", "lu", Options{N: 960, Block: 960, BLASVariant: "mkl"}, "BLAS"},
 		{"too large cholesky", "cholesky", Options{N: 1 << 30, Block: 1}, "more than"},
@@ -101,9 +102,9 @@ func TestErrors(t *testing.T) {
 		})
 	}
 	// The direct entry points validate too.
-	_, err := Cholesky(Options{N: 100, Block: 30})
+	_, err := New("cholesky", Options{N: 100, Block: 30})
 	assert.Error(t, err)
-	_, err = LU(Options{N: 100, Block: 0})
+	_, err = New("lu", Options{N: 100, Block: 0})
 	assert.Error(t, err)
 }
 
@@ -284,39 +285,12 @@ func kahanFlops(g *graph.Graph) float64 {
 	return sum
 }
 
-func TestPriorityRange(t *testing.T) {
-	cases := []struct {
-		sched    string
-		min, max int
-	}{
-		{"", math.MinInt32, math.MaxInt32}, // StarPU's default: lws
-		{"lws", math.MinInt32, math.MaxInt32},
-		{"ws", math.MinInt32, math.MaxInt32},
-		{"prio", math.MinInt32, math.MaxInt32},
-		{"dmdap", math.MinInt32, math.MaxInt32},
-		{"dmdas", math.MinInt32, math.MaxInt32},
-		{"dmdasd", math.MinInt32, math.MaxInt32},
-		{"modular-heft", math.MinInt32, math.MaxInt32},
-		{"dm", 0, 0},
-		{"dmda", 0, 0},
-		{"dmdar", 0, 0},
-		{"eager", 0, 0},
-		{"random", 0, 0},
-		{"heft", 0, 0}, // heft* is dmda
-		{"heft-tm", 0, 0},
-		{"heteroprio", 0, 99},
-		{"pheft", 0, 1},
-	}
-	for _, c := range cases {
-		t.Run(c.sched, func(t *testing.T) {
-			min, max, err := PriorityRange(c.sched)
-			require.NoError(t, err)
-			assert.Equal(t, c.min, min)
-			assert.Equal(t, c.max, max)
-		})
-	}
-	_, _, err := PriorityRange("DMDA")
-	assert.Error(t, err, "StarPU's names are case-sensitive")
+// testPrio are StarPU's schedulers' priority ranges: the runtime's
+// registry's for those starsim has, StarPU's source's for heteroprio
+// (HETEROPRIO_MAX_PRIO-1 = 99) and pheft (parallel_heft.c: 0..1).
+var testPrio = map[string]graph.PrioRange{
+	"dmdas": graph.UnboundedPrio, "lws": graph.UnboundedPrio, "dmda": {}, "eager": {},
+	"heteroprio": {Min: 0, Max: 99}, "pheft": {Min: 0, Max: 1},
 }
 
 // Priorities per scheduler family, for every task of a mid-size Cholesky.
@@ -325,8 +299,8 @@ func TestCholeskyPriorities(t *testing.T) {
 	for _, sched := range []string{"dmdas", "dmda", "heteroprio", "pheft", "lws"} {
 		for _, noprio := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/noprio=%v", sched, noprio), func(t *testing.T) {
-				g := mustGraph(t, "cholesky", Options{N: nb * 960, Block: 960, PrioritySched: sched, NoPrio: noprio})
-				_, max, _ := PriorityRange(sched)
+				g := mustGraph(t, "cholesky", Options{N: nb * 960, Block: 960, Prio: testPrio[sched], NoPrio: noprio})
+				max := testPrio[sched].Max
 				unbound := max == math.MaxInt32
 				for _, task := range g.Tasks {
 					k, m, n := cholIndices(t, g, task)
@@ -381,7 +355,7 @@ func TestLUPriorities(t *testing.T) {
 	const nb = 5
 	// LU's priorities ignore the scheduler's range.
 	for _, sched := range []string{"dmda", "dmdas", "eager"} {
-		g := mustGraph(t, "lu", Options{N: nb * 960, Block: 960, PrioritySched: sched})
+		g := mustGraph(t, "lu", Options{N: nb * 960, Block: 960, Prio: testPrio[sched]})
 		for _, task := range g.Tasks {
 			k, i, j := luIndices(t, g, task)
 			want := map[string]int{"GETRF": 3*nb - 3*k, "TRSM_LL": 3*nb - (2*k + j), "TRSM_RU": 3*nb - (2*k + i), "GEMM": 3*nb - (k + i + j)}[task.Name]
@@ -439,7 +413,7 @@ func TestModels(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	for _, app := range []string{"cholesky", "lu"} {
-		o := Options{N: 7680, Block: 960, PrioritySched: "dmdas"}
+		o := Options{N: 7680, Block: 960, Prio: graph.UnboundedPrio}
 		assert.Equal(t, mustGraph(t, app, o), mustGraph(t, app, o))
 	}
 }
@@ -490,7 +464,7 @@ func TestClosedFormulasMatchC(t *testing.T) {
 // STARPU_CUDA_ASYNC; every other kernel is asynchronous.
 func TestSyncGPUKernels(t *testing.T) {
 	for app, syncKernel := range map[string]string{"cholesky": "POTRF", "lu": "GETRF"} {
-		g, err := New(app, Options{N: 4 * 960, Block: 960, PrioritySched: "dmda"})
+		g, err := New(app, Options{N: 4 * 960, Block: 960})
 		require.NoError(t, err)
 		for _, tk := range g.Tasks {
 			assert.Equal(t, tk.Name == syncKernel, tk.SyncGPU, "%s task %d (%s)", app, tk.ID, tk.Name)

@@ -4,8 +4,70 @@ import (
 	"fmt"
 
 	"github.com/starsim/starsim/calibrate/starpu"
+	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime/graph"
 )
+
+// qrKernelNames are the QR kernels' task names and symbol endings, in
+// submission order of first use.
+var qrKernelNames = [][2]string{{"GEQRT", "geqrt"}, {"LACPY", "lacpy"}, {"LASET", "laset"},
+	{"ORMQR", "ormqr"}, {"TPQRT", "tpqrt"}, {"TPMQRT", "tpmqrt"}}
+
+// qrKernelOf names the QR kernel of a symbol ("dtpmqrt": TPMQRT).
+func qrKernelOf(sym string) (string, bool) {
+	if len(sym) < 2 || sym[0] != 's' && sym[0] != 'd' {
+		return "", false
+	}
+	for _, k := range qrKernelNames {
+		if sym[1:] == k[1] {
+			return k[0], true
+		}
+	}
+	return "", false
+}
+
+// qrFlops are Chameleon's flop formulas of the QR kernels on a square
+// tile of order n (codelet_zcallback.c, real precisions).
+var qrFlops = map[string]func(float64) float64{
+	"GEQRT":  qrGeqrtFlops,
+	"LACPY":  func(n float64) float64 { return n * n },
+	"LASET":  func(n float64) float64 { return n * n },
+	"ORMQR":  func(n float64) float64 { return 2 * n * n * n },
+	"TPQRT":  func(n float64) float64 { return 2 * n * n * n },
+	"TPMQRT": func(n float64) float64 { return 4 * n * n * n },
+}
+
+// qrApp is the tiled QR (see QR) in the registry. Chameleon's symbols do
+// not change between StarPU generations, and carry no BLAS suffix.
+var qrApp = App{
+	Name: "qr",
+	Kernels: func(_ generation.Gen, double bool) []generation.KernelSymbol {
+		p := "s"
+		if double {
+			p = "d"
+		}
+		out := make([]generation.KernelSymbol, len(qrKernelNames))
+		for i, k := range qrKernelNames {
+			out[i] = generation.KernelSymbol{Kernel: k[0], Symbol: p + k[1]}
+		}
+		return out
+	},
+	DoubleSymbols: true,
+	OneGraph:      true,
+	KernelOf:      qrKernelOf,
+	ElemBytes: func(sym string) (int64, bool) {
+		if _, ok := qrKernelOf(sym); !ok {
+			return 0, false
+		}
+		if sym[0] == 'd' {
+			return 8, true
+		}
+		return 4, true
+	},
+	KernelFlops: qrFlops,
+	Size:        qrSize,
+	Build:       qr,
+}
 
 // Tiled QR as Chameleon factorizes a square matrix over StarPU
 // (compute/pzgeqrf.c, CHAMELEON_zgeqrf_Tile with the flat Householder tree
@@ -97,12 +159,12 @@ func QRKernels(prec Precision, block, ib int) []QRKernel {
 	tile, tb := int64(block)*int64(block)*elem, int64(ib)*int64(block)*elem
 	n := float64(block)
 	return []QRKernel{
-		{"GEQRT", p + "geqrt", fp(a, tt, ws), qrGeqrtFlops(n), tile + tb, true},
-		{"LACPY", p + "lacpy", fp(a, a), n * n, 2 * tile, true},
-		{"LASET", p + "laset", fp(a), n * n, tile, true},
-		{"ORMQR", p + "ormqr", fp(a, tt, a, ws), 2 * n * n * n, 2*tile + tb, false},
-		{"TPQRT", p + "tpqrt", fp(a, a, tt, ws), 2 * n * n * n, 2*tile + tb, true},
-		{"TPMQRT", p + "tpmqrt", fp(a, tt, a, a, ws), 4 * n * n * n, 3*tile + tb, false},
+		{"GEQRT", p + "geqrt", fp(a, tt, ws), qrFlops["GEQRT"](n), tile + tb, true},
+		{"LACPY", p + "lacpy", fp(a, a), qrFlops["LACPY"](n), 2 * tile, true},
+		{"LASET", p + "laset", fp(a), qrFlops["LASET"](n), tile, true},
+		{"ORMQR", p + "ormqr", fp(a, tt, a, ws), qrFlops["ORMQR"](n), 2*tile + tb, false},
+		{"TPQRT", p + "tpqrt", fp(a, a, tt, ws), qrFlops["TPQRT"](n), 2*tile + tb, true},
+		{"TPMQRT", p + "tpmqrt", fp(a, tt, a, a, ws), qrFlops["TPMQRT"](n), 3*tile + tb, false},
 	}
 }
 

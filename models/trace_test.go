@@ -88,7 +88,7 @@ func TestNativeTrace(t *testing.T) {
 	sort.Slice(native, func(i, j int) bool { return native[i].order < native[j].order })
 	require.Len(t, native, 120+36)
 
-	g := mustGraph(t, "cholesky", Options{N: 7680, Block: 960, PrioritySched: "dmda"})
+	g := mustGraph(t, "cholesky", Options{N: 7680, Block: 960})
 	var ours []event
 	for _, task := range g.Tasks {
 		var hs, modes, sizes []string

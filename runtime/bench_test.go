@@ -22,7 +22,7 @@ func BenchmarkAttilaCholesky76800(b *testing.B) {
 	m := cal.RuntimeMachine()
 	for _, sched := range []string{"dmda", "dmdar", "dmdas"} {
 		b.Run(sched, func(b *testing.B) {
-			g, err := models.New("cholesky", models.Options{N: 76800, Block: 960, PrioritySched: sched})
+			g, err := models.New("cholesky", models.Options{N: 76800, Block: 960, Prio: prioOf(sched)})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/memory"
 )
 
 // checker holds what Options.Check verifies beyond the simulator's own
@@ -33,8 +34,8 @@ type checker struct {
 
 func newChecker(s *Simulator) *checker {
 	c := &checker{running: make([]int, len(s.workers)), starts: make([]uint8, len(s.tasks)),
-		ends: make([]uint8, len(s.tasks)), ver: make([]uint64, len(s.handles)*len(s.nodes)),
-		writes: make([]uint64, len(s.handles)), nodes: len(s.nodes), copyVersion: map[*request]uint64{}}
+		ends: make([]uint8, len(s.tasks)), ver: make([]uint64, s.mem.NumHandles()*len(s.nodes)),
+		writes: make([]uint64, s.mem.NumHandles()), nodes: len(s.nodes), copyVersion: map[*request]uint64{}}
 	for i := range s.g.Tasks {
 		seen := map[int]bool{}
 		for _, a := range s.g.Tasks[i].Buffers {
@@ -47,37 +48,37 @@ func newChecker(s *Simulator) *checker {
 	return c
 }
 
-func (c *checker) version(h *handleState, node int) *uint64 { return &c.ver[h.h.ID*c.nodes+node] }
+func (c *checker) version(h *memory.Handle, node int) *uint64 { return &c.ver[h.ID()*c.nodes+node] }
 
 // kernelStart checks a kernel's start on w.
-func (s *Simulator) checkKernelStart(w *Worker, t *TaskState) {
+func (s *Simulator) checkKernelStart(w *worker, t *TaskState) {
 	c := s.chk
 	if c.running[w.ID]++; c.running[w.ID] > 1 {
-		s.fail(fmt.Errorf("check: %s starts task %d (%s) while %d other kernel(s) run on it: one kernel at a time per worker", w.Name, t.id, t.spec.Name, c.running[w.ID]-1))
+		s.fail(fmt.Errorf("check: %s starts task %d (%s) while %d other kernel(s) run on it: one kernel at a time per worker", w.Name, t.ID(), t.Spec().Name, c.running[w.ID]-1))
 	}
-	if c.starts[t.id]++; c.starts[t.id] > 1 {
-		s.fail(fmt.Errorf("check: task %d (%s) starts a second time, on %s", t.id, t.spec.Name, w.Name))
+	if c.starts[t.ID()]++; c.starts[t.ID()] > 1 {
+		s.fail(fmt.Errorf("check: task %d (%s) starts a second time, on %s", t.ID(), t.Spec().Name, w.Name))
 	}
-	for _, b := range t.bufs {
-		if b.mode&graph.R != 0 && b.h.reps[w.Node].state != invalid {
-			if v := *c.version(b.h, w.Node); v != b.h.version {
-				s.fail(fmt.Errorf("check: task %d (%s) reads version %d of %s on %s, the last written is %d", t.id, t.spec.Name, v, b.h.h.Name, w.Name, b.h.version))
+	for _, b := range t.Buffers() {
+		if b.Mode&graph.R != 0 && b.H.Rep(w.Node).State() != memory.Invalid {
+			if v := *c.version(b.H, w.Node); v != b.H.Version() {
+				s.fail(fmt.Errorf("check: task %d (%s) reads version %d of %s on %s, the last written is %d", t.ID(), t.Spec().Name, v, b.H.Spec().Name, w.Name, b.H.Version()))
 			}
 		}
 	}
 }
 
 // checkKernelEnd checks a kernel's end on w.
-func (s *Simulator) checkKernelEnd(w *Worker, t *TaskState) {
+func (s *Simulator) checkKernelEnd(w *worker, t *TaskState) {
 	c := s.chk
 	c.running[w.ID]--
-	if c.ends[t.id]++; c.ends[t.id] > 1 {
-		s.fail(fmt.Errorf("check: task %d (%s) ends a second time", t.id, t.spec.Name))
+	if c.ends[t.ID()]++; c.ends[t.ID()] > 1 {
+		s.fail(fmt.Errorf("check: task %d (%s) ends a second time", t.ID(), t.Spec().Name))
 	}
 }
 
 // checkWrite records that t's write made w's node hold h's new version.
-func (s *Simulator) checkWrite(h *handleState, node int) { *s.chk.version(h, node) = h.version }
+func (s *Simulator) checkWrite(h *memory.Handle, node int) { *s.chk.version(h, node) = h.Version() }
 
 // checkCopyIssued records the version a copy carries: its source's now.
 func (s *Simulator) checkCopyIssued(req *request) {
@@ -91,10 +92,10 @@ func (s *Simulator) checkCopyDone(req *request) {
 	v, ok := c.copyVersion[req]
 	delete(c.copyVersion, req)
 	if !ok {
-		s.fail(fmt.Errorf("check: a copy of %s to %s completes without having been issued", req.h.h.Name, s.nodes[req.dst].name))
+		s.fail(fmt.Errorf("check: a copy of %s to %s completes without having been issued", req.h.Spec().Name, s.nodes[req.dst].Name))
 		return
 	}
-	if req.wb && req.version != req.h.version {
+	if req.wb && req.version != req.h.Version() {
 		return // written meanwhile: the write-back left home invalid
 	}
 	*c.version(req.h, req.dst) = v
@@ -106,17 +107,18 @@ func (s *Simulator) checkEnd() error {
 	for i := range s.tasks {
 		if c.starts[i] != 1 || c.ends[i] != 1 {
 			t := &s.tasks[i]
-			return fmt.Errorf("check: task %d (%s) started %d and ended %d times: each task runs exactly once", i, t.spec.Name, c.starts[i], c.ends[i])
+			return fmt.Errorf("check: task %d (%s) started %d and ended %d times: each task runs exactly once", i, t.Spec().Name, c.starts[i], c.ends[i])
 		}
 	}
-	for _, h := range s.handles {
-		if h.version != c.writes[h.h.ID] {
-			return fmt.Errorf("check: %s was written %d times, by %d tasks that write it", h.h.Name, h.version, c.writes[h.h.ID])
+	for i := 0; i < s.mem.NumHandles(); i++ {
+		h := s.mem.Handle(i)
+		if h.Version() != c.writes[h.ID()] {
+			return fmt.Errorf("check: %s was written %d times, by %d tasks that write it", h.Spec().Name, h.Version(), c.writes[h.ID()])
 		}
-		for n := range h.reps {
-			if h.reps[n].state != invalid && *c.version(h, n) != h.version {
+		for n := range s.nodes {
+			if h.Rep(n).State() != memory.Invalid && *c.version(h, n) != h.Version() {
 				return fmt.Errorf("check: at the end, the valid copy of %s on %s holds version %d, the last written is %d: the data written back to RAM would be stale",
-					h.h.Name, s.nodes[n].name, *c.version(h, n), h.version)
+					h.Spec().Name, s.nodes[n].Name, *c.version(h, n), h.Version())
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // TestCheckCatchesPlantedFaults plants each bug in the runtime and runs a
@@ -33,7 +34,7 @@ func TestCheckCatchesPlantedFaults(t *testing.T) {
 			restore := tc.fault()
 			defer restore()
 			run := func(check bool) (*runtime.Result, error) {
-				g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, PrioritySched: "dmdas"})
+				g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, Prio: graph.UnboundedPrio})
 				require.NoError(t, err)
 				o := opts("dmdas")
 				o.NCPU, o.NCUDA, o.Check = 0, 2, check
@@ -48,7 +49,7 @@ func TestCheckCatchesPlantedFaults(t *testing.T) {
 		})
 	}
 	// Without a planted fault the same run passes every check.
-	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, PrioritySched: "dmdas"})
+	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
 	o := opts("dmdas")
 	o.NCPU, o.NCUDA, o.Check, o.GPUMemLimitBytes = 0, 2, true, 64<<20
@@ -63,7 +64,7 @@ func TestCheckCatchesPlantedFaults(t *testing.T) {
 // the per-worker invariants were added for).
 func TestOverlapFaultUnseenWithoutCheck(t *testing.T) {
 	defer runtime.PlantFault(runtime.FaultOverlapKernels)()
-	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, PrioritySched: "dmda"})
+	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960})
 	require.NoError(t, err)
 	o := opts("dmda")
 	o.NCPU, o.NCUDA, o.Check = 0, 1, false

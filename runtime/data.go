@@ -2,160 +2,19 @@ package runtime
 
 import (
 	"fmt"
-	"math"
-	"math/bits"
 	"sort"
 
 	"github.com/starsim/starsim/emulator"
-	"github.com/starsim/starsim/runtime/graph"
-	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/memory"
 )
 
-type msi uint8
-
-const (
-	invalid msi = iota
-	shared
-	owner
-)
-
-// Request levels, StarPU's prefetch levels: lower is more urgent.
-type level uint8
-
-const (
-	levelFetch level = iota
-	levelTaskPrefetch
-	levelPrefetch
-	levelIdle
-)
-
-// replica is a handle's copy on one memory node.
-type replica struct {
-	h         *handleState
-	node      int
-	state     msi
-	allocated bool
-	refs      int // tasks that fetched it and have not finished
-	protect   int // task prefetches pending (not evictable by prefetches)
-	incoming  *request
-	evicting  bool
-	wontUse   bool
-	// shared mirrors h.nvalid() >= 2: a valid copy that is shared is valid
-	// elsewhere too, so a reclaim may drop it (see needsReindex).
-	shared bool
-	// stamp orders the node's LRU lists (head smallest); droppable says r
-	// is in its list's droppable index.
-	stamp     int64
-	droppable bool
-	// LRU list of the node's allocated replicas (head: evicted first).
-	prev, next *replica
-	list       *lruList
-	slot       subSlot // where the buffer lives, when suballocated
-}
-
-type handleState struct {
-	// Bit n of valid, allocated and loading mirrors reps[n]: state not
-	// invalid, allocated, incoming copy under way. The schedulers' queries
-	// at every push and pop (transfer penalties, ready-first scans) read
-	// these bits instead of one replica, a cache line, per node. They and
-	// size come first: 32 bytes that never straddle two cache lines, the
-	// struct being padded to 96 bytes (a large slab, as buildGraph makes,
-	// starts on a page).
-	valid, allocated, loading uint64
-	size                      int64 // h.SizeBytes, read on hot paths without touching h
-	h                         *graph.Handle
-	reps                      []replica
-	// wont_use: pending until the last writer submitted before it ends.
-	wontUseAfter *TaskState
-	wontUseArmed bool
-	// version counts writes; a write-back that started before a write
-	// must not make its stale copy valid.
-	version uint64
-	_       [8]byte // to 96 bytes: see valid
-}
-
-// maxNodes bounds the memory nodes: the bit sets of handleState.
-const maxNodes = 64
-
-// ready is the bit set of nodes holding an allocated, valid copy.
-func (h *handleState) ready() uint64 { return h.valid & h.allocated }
-
-// nvalid counts the allocated copies in a valid state.
-func (h *handleState) nvalid() int { return bits.OnesCount64(h.ready()) }
-
-// checkBits verifies that h's bit sets mirror its replicas, and that no copy
-// is valid without being allocated (nvalid and the shared flags, updated by
-// setState only, rely on it).
-func (h *handleState) checkBits() error {
-	if h.valid&^h.allocated != 0 {
-		return fmt.Errorf("check: %s valid on unallocated nodes (bits %b)", h.h.Name, h.valid&^h.allocated)
-	}
-	for n := range h.reps {
-		r := &h.reps[n]
-		bit := uint64(1) << uint(n)
-		if (h.valid&bit != 0) != (r.state != invalid) || (h.allocated&bit != 0) != r.allocated || (h.loading&bit != 0) != (r.incoming != nil) {
-			return fmt.Errorf("check: %s on node %d: bits valid/allocated/loading %t/%t/%t, replica %t/%t/%t", h.h.Name, n,
-				h.valid&bit != 0, h.allocated&bit != 0, h.loading&bit != 0, r.state != invalid, r.allocated, r.incoming != nil)
-		}
-	}
-	return nil
-}
-
-// setBit sets or clears bit n of *set.
-func setBit(set *uint64, n int, on bool) {
-	if on {
-		*set |= 1 << uint(n)
-	} else {
-		*set &^= 1 << uint(n)
-	}
-}
-
-// setAllocated marks r allocated or not, with its handle's bit.
-func (r *replica) setAllocated(on bool) {
-	r.allocated = on
-	setBit(&r.h.allocated, r.node, on)
-}
-
-// setIncoming records the copy under way to r (nil: none), with its
-// handle's bit.
-func (r *replica) setIncoming(req *request) {
-	r.incoming = req
-	setBit(&r.h.loading, r.node, req != nil)
-}
-
+// memNode is a memory node: its allocation state (memory.Node) and what
+// its driver thread does with the copies it handles.
 type memNode struct {
-	id       int
-	name     string
-	arch     string
-	capacity int64 // 0: unlimited
-	used     int64 // bytes of the copies allocated here
-	// devUsed is the device memory taken (bytes): whole suballocator chunks
-	// and direct buffers; capacity bounds it. peak is its maximum.
-	devUsed int64
-	peak    int64
-	main    lruList
-	prot    lruList
-	// sub holds a device's buffers of at most 4 MiB (StarPU's
-	// suballocator); a new chunk costs one device allocation.
-	sub     subAllocator
-	direct  int64         // bytes of direct (non-suballocated) buffers
+	*memory.Node
+	arch    string
 	waiting []func() bool // allocations waiting for memory
 	stalled bool
-	// evictGen changes whenever a copy may have become evictable; a reclaim
-	// that found nothing to evict is not retried until it changes.
-	evictGen uint64
-	noVictim [4]uint64 // evictGen+1 at the last fruitless reclaim, per level
-	// nalloc and ndirty count allocated device copies and those whose home
-	// copy is invalid (a write-back needed before eviction).
-	nalloc, ndirty int
-	tidying        int    // tidy write-backs under way
-	tidyGen        uint64 // evictGen+1 at the last tidy scan
-	// tailStamp and headStamp are the last stamps given by pushTail
-	// (increasing) and moveHead (decreasing), so stamps follow list order.
-	tailStamp, headStamp int64
-	// indexed: the lists' droppable indexes are kept. They are built at
-	// the node's first reclaim, so nodes that never fill pay nothing.
-	indexed bool
 	// driverStalled: the driver thread that handles the node's requests waits on
 	// a synchronous kernel; the copies it handles neither start nor
 	// complete (deferred holds those whose flow ended) until it returns.
@@ -167,8 +26,8 @@ type memNode struct {
 	// reclaimLeft bytes are freed or nothing more can be.
 	reclaiming  bool
 	reclaimLeft int64
-	reclaimLvl  level
-	reclaimFor  *handleState // the copy the reclaim makes room for
+	reclaimLvl  memory.Level
+	reclaimFor  *memory.Handle // the copy the reclaim makes room for
 	// handledIn and handledOut are the directions whose requests the node's
 	// driver issues: into the node (by source), and out of it to RAM.
 	handledIn, handledOut []*direction
@@ -202,20 +61,20 @@ type direction struct {
 // and uncompleted before it issues one more (StarPU's data_request.h:
 // MAX_PENDING_REQUESTS_PER_NODE 5, ..._PREFETCH_... 2, ..._IDLE_... 1,
 // all compared with one pending count).
-func maxIssued(l level) int {
+func maxIssued(l memory.Level) int {
 	switch l {
-	case levelFetch:
+	case memory.Fetch:
 		return 5
-	case levelIdle:
+	case memory.Idle:
 		return 1
 	}
 	return 2
 }
 
 type request struct {
-	h        *handleState
+	h        *memory.Handle
 	src, dst int
-	level    level
+	level    memory.Level
 	prio     int // the requesting task's priority: higher issues first
 	seq      uint64
 	waiters  []waiter
@@ -264,20 +123,19 @@ func (s *Simulator) notify(w waiter) {
 // pending request to n is joined (and upgraded); otherwise the copy comes
 // from the best source, through RAM when there is no direct route. prio is
 // the requesting task's priority (0 for the runtime's own copies).
-func (s *Simulator) fetch(h *handleState, n int, lvl level, prio int, done waiter) {
-	r := &h.reps[n]
-	if r.state != invalid && r.allocated {
+func (s *Simulator) fetch(h *memory.Handle, n int, lvl memory.Level, prio int, done waiter) {
+	r := h.Rep(n)
+	if r.State() != memory.Invalid && r.Allocated() {
 		// A hit: StarPU runs the fetch's callback at once
 		// (_starpu_create_request_to_fetch_data), not as a later event.
 		// The copy becomes the most recently used (_starpu_memchunk_recently_used):
 		// in StarPU only allocations and request hits move a copy in LRU
 		// order, not the kernels that use it.
-		s.nodes[n].touch(r)
+		s.mem.Touch(h, n)
 		done.run()
 		return
 	}
-	if r.incoming != nil {
-		req := r.incoming
+	if req := s.incomingReq(h, n); req != nil {
 		if !done.none() {
 			req.waiters = append(req.waiters, done)
 		}
@@ -288,13 +146,13 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, prio int, done waite
 	}
 	src, ok := s.bestSource(h, n)
 	if !ok {
-		s.fail(fmt.Errorf("no valid copy of %s anywhere", h.h.Name))
+		s.fail(fmt.Errorf("no valid copy of %s anywhere", h.Spec().Name))
 		return
 	}
 	if s.route(src, n) == nil {
 		// Two hops: bring the data to RAM first.
 		req := s.newRequest(h, 0, n, lvl, prio, done) // placeholder, started after the first hop
-		r.setIncoming(req)
+		s.setIncoming(h, n, req)
 		s.fetch(h, 0, lvl, prio, waiter{fn: func() {
 			req.src = 0
 			s.enqueue(req)
@@ -302,11 +160,26 @@ func (s *Simulator) fetch(h *handleState, n int, lvl level, prio int, done waite
 		return
 	}
 	req := s.newRequest(h, src, n, lvl, prio, done)
-	r.setIncoming(req)
+	s.setIncoming(h, n, req)
 	s.enqueue(req)
 }
 
-func (s *Simulator) newRequest(h *handleState, src, dst int, lvl level, prio int, done waiter) *request {
+// incomingReq is the copy under way into h's copy on node n (nil: none).
+func (s *Simulator) incomingReq(h *memory.Handle, n int) *request {
+	if h.Loading()&(1<<uint(n)) == 0 {
+		return nil
+	}
+	return s.incoming[h.ID()*len(s.nodes)+n]
+}
+
+// setIncoming records req as the copy under way into h's copy on node n
+// (nil: none).
+func (s *Simulator) setIncoming(h *memory.Handle, n int, req *request) {
+	s.incoming[h.ID()*len(s.nodes)+n] = req
+	s.mem.SetLoading(h, n, req != nil)
+}
+
+func (s *Simulator) newRequest(h *memory.Handle, src, dst int, lvl memory.Level, prio int, done waiter) *request {
 	s.seq++
 	var req *request
 	if n := len(s.freeReqs); n > 0 {
@@ -316,7 +189,7 @@ func (s *Simulator) newRequest(h *handleState, src, dst int, lvl level, prio int
 	} else {
 		req = new(request)
 	}
-	*req = request{h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.version,
+	*req = request{h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.Version(),
 		waiters: req.waiters[:0], wake: req.wake[:0], syncs: req.syncs[:0]}
 	if !done.none() {
 		req.waiters = append(req.waiters, done)
@@ -325,31 +198,15 @@ func (s *Simulator) newRequest(h *handleState, src, dst int, lvl level, prio int
 }
 
 // bestSource picks the valid copy with the smallest predicted transfer time
-// over a direct route; RAM otherwise (StarPU's _starpu_select_src_node).
-func (s *Simulator) bestSource(h *handleState, dst int) (int, bool) {
-	best, bestT := -1, math.Inf(1)
-	for set := h.ready() &^ (1 << uint(dst)); set != 0; set &= set - 1 {
-		n := bits.TrailingZeros64(set)
-		if s.route(n, dst) == nil {
-			continue
-		}
-		if t := s.predictUS(n, dst, h.size); t < bestT {
-			best, bestT = n, t
-		}
-	}
-	if best >= 0 {
-		return best, true
-	}
-	if set := h.ready(); set != 0 {
-		return bits.TrailingZeros64(set), true
-	}
-	return 0, false
+// over a direct route; RAM otherwise (cost.Model.BestSource).
+func (s *Simulator) bestSource(h *memory.Handle, dst int) (int, bool) {
+	return s.cost.BestSource(h.Ready(), dst, h.Size())
 }
 
 // allocate reserves room for h on n (no transfer: W-only access).
-func (s *Simulator) allocate(h *handleState, n int, lvl level, done func()) {
-	r := &h.reps[n]
-	if r.allocated {
+func (s *Simulator) allocate(h *memory.Handle, n int, lvl memory.Level, done func()) {
+	r := h.Rep(n)
+	if r.Allocated() {
 		s.eng.PostAfter(0, done)
 		return
 	}
@@ -368,179 +225,81 @@ func (s *Simulator) allocate(h *handleState, n int, lvl level, done func()) {
 
 // reserve allocates h on n now if there is room (evicting what it may),
 // returning the allocation cost. It fails when memory is exhausted for now.
-func (s *Simulator) reserve(h *handleState, n int, lvl level) (float64, bool) {
-	r := &h.reps[n]
-	node := s.nodes[n]
-	if r.allocated {
+// reserve allocates h on n now if there is room (evicting what it may),
+// returning the allocation cost. It fails when memory is exhausted for now.
+func (s *Simulator) reserve(h *memory.Handle, n int, lvl memory.Level) (float64, bool) {
+	if h.Rep(n).Allocated() {
 		return 0, true
 	}
+	node := s.nodes[n]
 	if node.reclaiming {
 		return 0, false
 	}
-	cost, ok := s.obtain(node, r, lvl)
-	if !ok {
+	a := s.mem.Allocate(h, n, lvl)
+	if err := s.mem.Err(); err != nil {
+		s.fail(err)
+	}
+	cost := 0.0
+	switch a.Kind {
+	case memory.NewBuffer:
+		cost = s.m.Costs.DeviceAllocS
+	case memory.Reuse:
+		s.explainEviction(a.Victim, "drop", h, lvl)
+		s.mem.Reuse(h, a.Victim)
+		s.obs.Memory(s.eng.NowS(), node.Name, "evict", a.Victim.Handle().Spec())
+	case memory.NeedReclaim:
+		s.startSyncReclaim(node, h, 2*h.Size(), lvl)
+		return 0, false
+	case memory.NoRoom:
 		return 0, false
 	}
-	node.used += h.size
-	node.peak = max(node.peak, node.devUsed)
-	if s.opts.Check && node.capacity > 0 && node.devUsed > node.capacity {
-		s.fail(fmt.Errorf("node %s over capacity: %d > %d bytes", node.name, node.devUsed, node.capacity))
+	if s.opts.Check && node.Capacity > 0 && node.DevUsed() > node.Capacity {
+		s.fail(fmt.Errorf("node %s over capacity: %d > %d bytes", node.Name, node.DevUsed(), node.Capacity))
 	}
-	r.setAllocated(true)
-	s.obs.Memory(s.eng.NowS(), node.name, "allocate", h.h)
-	if n != 0 {
-		node.nalloc++
-		if h.reps[0].state == invalid {
-			node.ndirty++
-		}
-	}
-	node.pushTail(r)
+	s.obs.Memory(s.eng.NowS(), node.Name, "allocate", h.Spec())
 	return cost, true
-}
-
-// suballocated says whether a copy of size bytes on node n comes out of
-// the suballocator (device buffers of at most 4 MiB).
-func suballocated(n int, size int64) bool { return n != 0 && size <= subMaxBytes }
-
-// obtain takes device memory for r, as starpu_malloc_on_node_flags: a
-// suballocator slot (a new chunk if none is free and the device has 32 MiB
-// left), or a direct buffer. When the device is full, it reclaims for any
-// level but idle; a reclaim may hand r the buffer of an evicted copy. It
-// returns the allocation cost in seconds.
-func (s *Simulator) obtain(node *memNode, r *replica, lvl level) (float64, bool) {
-	size := r.h.size
-	if suballocated(node.id, size) {
-		nb := subBlocks(size)
-		if slot, ok := node.sub.alloc(nb); ok {
-			r.slot = slot
-			return 0, true
-		}
-		if node.capacity == 0 || node.devUsed+subChunkBytes <= node.capacity || plantedFault == faultOverCapacity {
-			r.slot = node.sub.grow(nb)
-			node.devUsed += subChunkBytes
-			s.stats.Allocations++
-			return s.m.Costs.DeviceAllocS, true
-		}
-	} else if node.capacity == 0 || node.devUsed+size <= node.capacity || plantedFault == faultOverCapacity {
-		node.devUsed += size
-		node.direct += size
-		if node.id != 0 {
-			// A cudaMalloc: StarPU's reclaim frees evicted buffers for
-			// real, so each allocation pays again.
-			s.stats.Allocations++
-			return s.m.Costs.DeviceAllocS, true
-		}
-		return 0, true
-	}
-	if lvl == levelIdle {
-		return 0, false
-	}
-	return 0, s.reclaim(node, r, lvl)
-}
-
-// reclaim makes room for r on its full node for a request of level lvl, as
-// StarPU 1.4's allocator (_starpu_allocate_interface) does. First it takes
-// the buffer of the least recently used copy of the same size that needs no
-// write-back (invalid, or valid elsewhere): try_to_reuse_potentially_in_use_mc
-// (StarPU matches the data's allocation footprint; starsim's handles differ
-// by size only). Failing that, it starts the generic reclaim of twice the
-// size on the node's driver thread (startSyncReclaim); the room comes when
-// that ends. A fetch takes copies in one LRU order whatever their
-// protection; prefetches never take copies protected by a pending task
-// prefetch (starpu_data_can_evict). It reports whether r has its buffer.
-func (s *Simulator) reclaim(node *memNode, r *replica, lvl level) bool {
-	forH, size := r.h, r.h.size
-	if node.noVictim[lvl] == node.evictGen+1 {
-		return false
-	}
-	if !node.indexed {
-		node.buildIndex()
-	}
-	if s.opts.Check {
-		if err := node.checkLRU(); err != nil {
-			s.fail(err)
-		}
-	}
-	// The droppable indexes (copies that are invalid or valid elsewhere,
-	// in LRU order), not the whole lists: most of a full device's copies
-	// are sole owners that only the generic reclaim may take. A fetch
-	// merges the two lists' indexes by stamp.
-	a, b := &node.main.drop, &node.prot.drop
-	node.main.compact()
-	node.main.trimDead()
-	if lvl == levelFetch {
-		node.prot.compact()
-		node.prot.trimDead()
-	} else {
-		var none []dropEntry
-		b = &none
-	}
-	for i, j := 0, 0; i < len(*a) || j < len(*b); {
-		var e dropEntry
-		if j >= len(*b) || (i < len(*a) && (*a)[i].stamp < (*b)[j].stamp) {
-			e, i = (*a)[i], i+1
-		} else {
-			e, j = (*b)[j], j+1
-		}
-		if !e.live() || e.r.h.size != size || !s.evictable(e.r, lvl) {
-			continue
-		}
-		s.explainEviction(e.r, "drop", forH, lvl)
-		r.slot = e.r.slot
-		s.evict(e.r, false) // leaves a dead entry: the indexes keep their positions
-		return true
-	}
-	return s.startSyncReclaim(node, forH, 2*size, lvl)
-}
-
-// evictable says whether a reclaim of level lvl may take r now.
-func (s *Simulator) evictable(r *replica, lvl level) bool {
-	return r.refs == 0 && r.incoming == nil && !r.evicting && !(lvl >= levelTaskPrefetch && r.protect > 0)
 }
 
 // startSyncReclaim starts StarPU's generic reclaim of amount bytes on node
 // for a request of level lvl: copies are taken in LRU order, a droppable
 // one freed at once, a sole owner written back home first while the driver
-// waits (transfer_subtree_to_node), one after the other. It reports false:
-// the room comes when the reclaim ends.
-func (s *Simulator) startSyncReclaim(node *memNode, forH *handleState, amount int64, lvl level) bool {
+// waits (transfer_subtree_to_node), one after the other. The room comes
+// when the reclaim ends.
+func (s *Simulator) startSyncReclaim(node *memNode, forH *memory.Handle, amount int64, lvl memory.Level) {
 	if node.driverStalled {
-		return false // the driver thread is in a kernel: retried when it returns
+		return // the driver thread is in a kernel: retried when it returns
 	}
-	if s.lruVictim(node, lvl) == nil {
-		node.noVictim[lvl] = node.evictGen + 1
-		return false
+	if !s.mem.CanReclaim(node.ID, lvl) {
+		return
 	}
 	node.reclaiming = true
 	node.reclaimLeft = amount
 	node.reclaimLvl = lvl
 	node.reclaimFor = forH
-	s.blockWorker(node.id, true)
+	s.blockWorker(node.ID, true)
 	s.syncReclaimStep(node)
-	return false
 }
 
 // syncReclaimStep frees the next victims of node's reclaim, or ends it.
 func (s *Simulator) syncReclaimStep(node *memNode) {
 	lvl := node.reclaimLvl
 	for node.reclaimLeft > 0 {
-		r := s.lruVictim(node, lvl)
+		r, action := s.mem.NextVictim(node.ID, lvl)
 		if r == nil {
 			break
 		}
-		if r.state == invalid || s.validElsewhere(r) {
-			s.explainEviction(r, "drop", node.reclaimFor, lvl)
-			node.reclaimLeft -= r.h.size
+		s.explainEviction(r, action.String(), node.reclaimFor, lvl)
+		if action == memory.Drop {
+			node.reclaimLeft -= r.Handle().Size()
 			if s.free(r) {
 				s.deviceFree(func() { s.syncReclaimStep(node) })
 				return
 			}
 			continue
 		}
-		s.explainEviction(r, "write-back", node.reclaimFor, lvl)
 		s.writeBack(r, func(freed, gaveBack bool) {
 			if freed {
-				node.reclaimLeft -= r.h.size
+				node.reclaimLeft -= r.Handle().Size()
 			}
 			if gaveBack {
 				s.deviceFree(func() { s.syncReclaimStep(node) })
@@ -552,110 +311,54 @@ func (s *Simulator) syncReclaimStep(node *memNode) {
 	}
 	node.reclaiming = false
 	node.reclaimFor = nil
-	s.blockWorker(node.id, false)
+	s.blockWorker(node.ID, false)
 	node.memoryFreed(s)
-}
-
-// lruVictim is the least recently used copy a reclaim of level lvl may
-// take: one LRU order over both lists for a fetch, main only otherwise.
-func (s *Simulator) lruVictim(node *memNode, lvl level) *replica {
-	var a, b *replica
-	for a = node.main.head; a != nil && !s.evictable(a, lvl); a = a.next {
-	}
-	if lvl == levelFetch {
-		for b = node.prot.head; b != nil && !s.evictable(b, lvl); b = b.next {
-		}
-	}
-	if a == nil || (b != nil && b.stamp < a.stamp) {
-		return b
-	}
-	return a
 }
 
 // free evicts r and gives its buffer back. It reports whether device
 // memory went back to a GPU (a direct buffer, or an emptied chunk): a
 // cudaFree.
-func (s *Simulator) free(r *replica) bool { return s.evict(r, true) }
-
-// evict evicts r; its buffer is given back to the allocator, or, with
-// giveBack false, kept for a copy that reuses it. It reports whether device
-// memory went back to a GPU.
-func (s *Simulator) evict(r *replica, giveBack bool) bool {
-	node := s.nodes[r.node]
-	node.remove(r)
-	node.used -= r.h.size
-	freed := false
-	if !giveBack {
-		// The reusing copy takes the buffer as it is.
-	} else if suballocated(r.node, r.h.size) {
-		if node.sub.release(r.slot, subBlocks(r.h.size)) {
-			node.devUsed -= subChunkBytes
-			freed = true
-		}
-	} else {
-		node.devUsed -= r.h.size
-		node.direct -= r.h.size
-		freed = r.node != 0
-	}
-	r.slot = subSlot{}
-	s.setState(r.h, r.node, invalid)
-	r.setAllocated(false)
-	node.nalloc--
-	if r.h.reps[0].state == invalid {
-		node.ndirty--
-	}
-	r.wontUse = false
-	s.stats.Evictions++
-	s.obs.Memory(s.eng.NowS(), node.name, "evict", r.h.h)
-	return freed
-}
-
-// validElsewhere reports whether another node holds a valid copy of r's data.
-func (s *Simulator) validElsewhere(r *replica) bool {
-	n := r.h.nvalid()
-	if r.state != invalid && r.allocated {
-		n--
-	}
-	return n > 0
+func (s *Simulator) free(r *memory.Replica) bool {
+	gave := s.mem.Evict(r, true)
+	s.obs.Memory(s.eng.NowS(), s.nodes[r.Node()].Name, "evict", r.Handle().Spec())
+	return gave
 }
 
 // writeBack copies an owned replica home, frees it unless a task took it
 // meanwhile, then calls then with whether it was freed, and whether device
 // memory went back (see free).
-func (s *Simulator) writeBack(r *replica, then func(freed, gaveBack bool)) {
-	r.evicting = true
-	s.stats.WriteBacks++
-	h := r.h
-	home := &h.reps[0]
+func (s *Simulator) writeBack(r *memory.Replica, then func(freed, gaveBack bool)) {
+	s.mem.StartWriteBack(r)
+	s.writeBacks++
+	h := r.Handle()
 	done := waiter{fn: func() {
-		r.evicting = false
 		freed, gave := false, false
-		if r.refs == 0 && r.incoming == nil && s.validElsewhere(r) {
+		if s.mem.EndWriteBack(r) {
 			gave = s.free(r)
 			freed = true
 		}
 		then(freed, gave)
 	}}
-	if req := home.incoming; req != nil {
+	if req := s.incomingReq(h, 0); req != nil {
 		// A copy home is already pending (an idle write-back from tidy or
 		// wont_use): the eviction waits for it, raised to fetch level, as
 		// StarPU's request creation finds and upgrades the existing request
 		// rather than issuing a second copy of the same data.
 		req.waiters = append(req.waiters, done)
-		if req.level > levelFetch && !req.started {
-			s.upgrade(req, levelFetch)
+		if req.level > memory.Fetch && !req.started {
+			s.upgrade(req, memory.Fetch)
 		}
 		return
 	}
-	req := s.newRequest(h, r.node, 0, levelFetch, 0, done)
+	req := s.newRequest(h, r.Node(), 0, memory.Fetch, 0, done)
 	req.wb = true
-	home.setIncoming(req)
+	s.setIncoming(h, 0, req)
 	s.enqueue(req)
 }
 
 // enqueue queues a request on its direction and starts what can start.
 func (s *Simulator) enqueue(req *request) {
-	s.queuedBytes += float64(req.h.size)
+	s.queuedBytes += float64(req.h.Size())
 	d := s.dir(req.src, req.dst)
 	d.insert(req)
 	s.kick(d)
@@ -692,7 +395,7 @@ func (d *direction) insert(req *request) {
 
 // upgrade raises a queued request's level (a fetch joining a prefetch),
 // moving it to its new place in its direction's queue.
-func (s *Simulator) upgrade(req *request, lvl level) {
+func (s *Simulator) upgrade(req *request, lvl memory.Level) {
 	d := s.dir(req.src, req.dst)
 	for i, q := range d.queue {
 		if q == req {
@@ -743,7 +446,7 @@ func (s *Simulator) progress(n int) {
 // ds, then prefetches, then, when none of them has a request pending, idle
 // requests (_starpu_check_that_no_data_request_is_pending).
 func (s *Simulator) issueGroup(ds []*direction) {
-	for _, lvl := range [...]level{levelFetch, levelPrefetch} {
+	for _, lvl := range [...]memory.Level{memory.Fetch, memory.Prefetch} {
 		for _, d := range ds {
 			if !s.issue(d, lvl) {
 				return
@@ -756,7 +459,7 @@ func (s *Simulator) issueGroup(ds []*direction) {
 		}
 	}
 	for _, d := range ds {
-		if !s.issue(d, levelIdle) {
+		if !s.issue(d, memory.Idle) {
 			return
 		}
 	}
@@ -766,7 +469,7 @@ func (s *Simulator) issueGroup(ds []*direction) {
 // pending limits allow: the queue is sorted by level, and a more urgent
 // level has the higher limit, so the first request that cannot go stops the
 // rest. It reports false when memory ran out.
-func (s *Simulator) issue(d *direction, lvl level) bool {
+func (s *Simulator) issue(d *direction, lvl memory.Level) bool {
 	for len(d.queue) > 0 {
 		req := d.queue[0]
 		if req.level > lvl || d.issued >= maxIssued(req.level) {
@@ -791,9 +494,8 @@ func (s *Simulator) issue(d *direction, lvl level) bool {
 func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	d.issued++
 	req.started = true
-	bytes := float64(req.h.size)
-	route := s.route(req.src, req.dst)
-	payload := s.pitchedPayload(req, route, bytes)
+	bytes := float64(req.h.Size())
+	payload := s.cost.Payload(req.src, req.dst, req.h.Spec(), bytes)
 	s.xferID++
 	req.xferID, req.payload = s.xferID, payload
 	if s.chk != nil {
@@ -836,7 +538,7 @@ func (s *Simulator) waitFor(req *request, o *direction) {
 
 // flow starts a copy's bytes on the network.
 func (s *Simulator) flow(req *request) {
-	s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].name, s.nodes[req.dst].name, req.h.size, req.kind(), req.h.h)
+	s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].Name, s.nodes[req.dst].Name, req.h.Size(), req.kind(), req.h.Spec())
 	s.net.SendRecycled(s.route(req.src, req.dst), req.payload, s.sentCall, req)
 }
 
@@ -916,33 +618,25 @@ func (s *Simulator) resumeDriver(n int) {
 }
 
 // finish ends a copy: states, waiters, and the next copies it lets start.
+// finish ends a copy: states, waiters, and the next copies it lets start.
 func (s *Simulator) finish(req *request) {
 	d := s.dir(req.src, req.dst)
 	d.issued--
-	d.bytes += float64(req.h.size)
+	d.bytes += float64(req.h.Size())
 	d.count++
 	h := req.h
-	src, dst := &h.reps[req.src], &h.reps[req.dst]
 	if req.wb {
-		// Home is valid again (unless a task wrote the data meanwhile); the
-		// device copy is freed by the write-back's waiter unless a task
-		// took it.
-		if req.version == h.version {
-			s.setState(h, req.dst, shared)
-			s.setState(h, req.src, shared)
-		}
+		// The device copy is freed by the write-back's waiter unless a
+		// task took it.
+		s.mem.WriteBackDone(h, req.src, req.dst, req.version)
 	} else {
-		// A read on a non-owner makes every valid copy shared.
-		if src.state == owner {
-			s.setState(h, req.src, shared)
-		}
-		s.setState(h, req.dst, shared)
+		s.mem.CopyDone(h, req.src, req.dst)
 	}
 	if s.chk != nil {
 		s.checkCopyDone(req)
 	}
-	dst.setIncoming(nil)
-	s.nodes[req.dst].evictGen++
+	s.setIncoming(h, req.dst, nil)
+	s.nodes[req.dst].Changed()
 	for _, w := range req.waiters {
 		s.notify(w)
 	}
@@ -965,7 +659,7 @@ func (s *Simulator) finish(req *request) {
 // memoryFreed retries allocations and stalled transfers into n after some of
 // its copies may have become evictable or were freed.
 func (n *memNode) memoryFreed(s *Simulator) {
-	n.evictGen++
+	n.Changed()
 	if len(n.waiting) > 0 {
 		w := n.waiting
 		n.waiting = nil
@@ -978,7 +672,7 @@ func (n *memNode) memoryFreed(s *Simulator) {
 	if n.stalled {
 		n.stalled = false
 		for j := range s.nodes {
-			if d := s.dir(j, n.id); d != nil {
+			if d := s.dir(j, n.ID); d != nil {
 				s.kick(d)
 			}
 		}
@@ -988,454 +682,42 @@ func (n *memNode) memoryFreed(s *Simulator) {
 // wontUse records starpu_data_wont_use: once after (the last task
 // submitted before it that writes h) has ended, h's copies are evicted
 // first.
-func (s *Simulator) wontUse(h *handleState, after *TaskState) {
-	h.wontUseAfter = after
-	h.wontUseArmed = true
-	if after == nil || after.done {
+// wontUse records starpu_data_wont_use: once after (the last task
+// submitted before it that writes h; -1: none) has ended, h's copies are
+// evicted first.
+func (s *Simulator) wontUse(h *memory.Handle, after int32) {
+	w := &s.hwont[h.ID()]
+	w.after, w.armed = after, true
+	if after < 0 || s.tasks[after].done {
 		s.applyWontUse(h)
 	}
 }
 
-func (s *Simulator) wontUseDone(h *handleState, t *TaskState) {
-	if h.wontUseArmed && h.wontUseAfter == t {
+func (s *Simulator) wontUseDone(h *memory.Handle, t *TaskState) {
+	if w := &s.hwont[h.ID()]; w.armed && int(w.after) == t.ID() {
 		s.applyWontUse(h)
 	}
 }
 
 // applyWontUse marks h's device copies evict-first and, as StarPU does,
 // queues an idle-level copy home so that a later eviction is clean.
-func (s *Simulator) applyWontUse(h *handleState) {
-	h.wontUseArmed = false
-	for n := 1; n < len(h.reps); n++ {
-		r := &h.reps[n]
-		if r.allocated && r.list != nil {
-			r.wontUse = true
-			s.nodes[n].moveHead(r)
-			s.nodes[n].evictGen++
-		}
-	}
-	if h.reps[0].state == invalid && !s.opts.NoWontUseWriteBack {
-		s.fetch(h, 0, levelIdle, 0, waiter{})
+func (s *Simulator) applyWontUse(h *memory.Handle) {
+	s.hwont[h.ID()].armed = false
+	s.mem.WontUse(h)
+	if h.Rep(0).State() == memory.Invalid && !s.opts.NoWontUseWriteBack {
+		s.fetch(h, 0, memory.Idle, 0, waiter{})
 	}
 }
-
-// LRU lists. A node keeps its allocated copies in two lists, least
-// recently used first: main, and prot for copies protected by a pending
-// task prefetch (prefetches never evict those, so their reclaims need not
-// look at them). Stamps give one LRU order over both, which a fetch's
-// reclaim follows, as StarPU's single mc_list.
-
-type lruList struct {
-	head, tail *replica
-	// drop indexes the list's copies that are invalid or valid on another
-	// node (what a reclaim may drop without a write-back), sorted by
-	// stamp. Removal only marks an entry dead, so that removing stays O(1)
-	// and a reclaim can free copies while it walks the index.
-	drop []dropEntry
-	dead int // dead entries in drop
-	// dropArr is drop's whole array: trimDead leaves its front unused.
-	dropArr []dropEntry
-}
-
-// dropEntry is r as indexed at stamp; it is dead once r left the index
-// or got a new stamp.
-type dropEntry struct {
-	stamp int64
-	r     *replica
-	l     *lruList
-}
-
-func (e dropEntry) live() bool { return e.r.droppable && e.r.stamp == e.stamp && e.r.list == e.l }
-
-// compact removes dead entries once they are the majority.
-func (l *lruList) compact() {
-	if l.dead < 64 || 2*l.dead < len(l.drop) {
-		return
-	}
-	k := 0
-	for _, e := range l.drop {
-		if e.live() {
-			l.drop[k] = e
-			k++
-		}
-	}
-	clear(l.drop[k:])
-	l.drop, l.dead = l.drop[:k], 0
-}
-
-// trimDead drops the dead entries at the front of l's index: the copies
-// a reclaim frees there would otherwise be walked again by every later
-// one until a compaction. A copy whose dead entry goes and that becomes
-// droppable again with the same stamp gets a new entry (reindexChange).
-func (l *lruList) trimDead() {
-	k := 0
-	for k < len(l.drop) && !l.drop[k].live() {
-		k++
-	}
-	l.drop, l.dead = l.drop[k:], l.dead-k
-}
-
-// appendDrop appends e to l's index. A full index moves to the front of
-// its array when trimDead's reslicing left half of it or more unused there;
-// else to an array with room for as many entries again plus 64.
-func (l *lruList) appendDrop(e dropEntry) {
-	if n := len(l.drop); n == cap(l.drop) {
-		if len(l.dropArr) > 0 && 2*n <= len(l.dropArr) {
-			copy(l.dropArr, l.drop)
-			clear(l.dropArr[n:])
-			l.drop = l.dropArr[:n]
-		} else {
-			d := make([]dropEntry, n, 2*n+64)
-			copy(d, l.drop)
-			l.drop, l.dropArr = d, d[:cap(d)]
-		}
-	}
-	l.drop = append(l.drop, e)
-}
-
-// A copy whose list, state or sharing changed may have to enter or leave its
-// list's droppable index: callers then run
-//
-//	if n.needsReindex(r) { n.reindexChange(r) }
-//
-// The test, which most calls stop at, inlines (a call did not: ~885k calls
-// in an attila dmda run at N=76800).
-
-// needsReindex reports whether r's place in the droppable index is stale.
-func (n *memNode) needsReindex(r *replica) bool {
-	return n.indexed && r.list != nil && (r.state == invalid || r.shared) != r.droppable
-}
-
-// reindexChange puts r in, or takes it out of, its list's droppable index.
-func (n *memNode) reindexChange(r *replica) {
-	l := r.list
-	if r.droppable {
-		r.droppable = false
-		l.dead++
-		return
-	}
-	l.compact() // before r counts as droppable: its dead entry must stay dead
-	r.droppable = true
-	d := l.drop
-	if len(d) == 0 || d[len(d)-1].stamp < r.stamp { // pushTail: the usual case
-		l.appendDrop(dropEntry{r.stamp, r, l})
-		return
-	}
-	i := sort.Search(len(d), func(i int) bool { return d[i].stamp >= r.stamp })
-	if i < len(d) && d[i].stamp == r.stamp && d[i].r == r { // r's own dead entry: revive it
-		l.dead--
-		return
-	}
-	l.appendDrop(dropEntry{})
-	d = l.drop
-	copy(d[i+1:], d[i:])
-	d[i] = dropEntry{r.stamp, r, l}
-}
-
-// buildIndex starts keeping the droppable indexes, from the lists as they
-// are (their stamps already increase from head to tail).
-func (n *memNode) buildIndex() {
-	n.indexed = true
-	for _, l := range []*lruList{&n.main, &n.prot} {
-		for r := l.head; r != nil; r = r.next {
-			if r.state == invalid || r.shared {
-				r.droppable = true
-				l.appendDrop(dropEntry{r.stamp, r, l})
-			}
-		}
-	}
-}
-
-// checkLRU verifies that each list's stamps increase from head to tail and
-// that its droppable index is exactly its invalid or shared copies, in order.
-func (n *memNode) checkLRU() error {
-	for _, l := range []*lruList{&n.main, &n.prot} {
-		var want []*replica
-		for r := l.head; r != nil; r = r.next {
-			if r.next != nil && r.next.stamp <= r.stamp {
-				return fmt.Errorf("check: LRU list of %s out of order at %s", n.name, r.h.h.Name)
-			}
-			if n.indexed && (r.state == invalid || r.shared) {
-				want = append(want, r)
-			}
-		}
-		var live []*replica
-		for i, e := range l.drop {
-			if i > 0 && e.stamp <= l.drop[i-1].stamp {
-				return fmt.Errorf("check: droppable index of %s out of order at position %d", n.name, i)
-			}
-			if e.live() {
-				if e.r.list != l {
-					return fmt.Errorf("check: droppable index of %s holds %s from another list", n.name, e.r.h.h.Name)
-				}
-				live = append(live, e.r)
-			}
-		}
-		if len(l.drop)-len(live) != l.dead {
-			return fmt.Errorf("check: droppable index of %s counts %d dead entries, holds %d", n.name, l.dead, len(l.drop)-len(live))
-		}
-		if len(want) != len(live) {
-			return fmt.Errorf("check: %s indexes %d droppable copies, its list has %d", n.name, len(live), len(want))
-		}
-		for i := range want {
-			if want[i] != live[i] {
-				return fmt.Errorf("check: droppable index of %s differs from its list at position %d", n.name, i)
-			}
-		}
-	}
-	return nil
-}
-
-func (l *lruList) pushTail(r *replica) {
-	r.prev, r.next, r.list = l.tail, nil, l
-	if l.tail != nil {
-		l.tail.next = r
-	} else {
-		l.head = r
-	}
-	l.tail = r
-}
-
-func (l *lruList) pushHead(r *replica) {
-	r.prev, r.next, r.list = nil, l.head, l
-	if l.head != nil {
-		l.head.prev = r
-	} else {
-		l.tail = r
-	}
-	l.head = r
-}
-
-func (l *lruList) remove(r *replica) {
-	if r.prev != nil {
-		r.prev.next = r.next
-	} else {
-		l.head = r.next
-	}
-	if r.next != nil {
-		r.next.prev = r.prev
-	} else {
-		l.tail = r.prev
-	}
-	r.prev, r.next, r.list = nil, nil, nil
-}
-
-// listFor is the list r belongs in.
-func (n *memNode) listFor(r *replica) *lruList {
-	if r.protect > 0 {
-		return &n.prot
-	}
-	return &n.main
-}
-
-func (n *memNode) pushTail(r *replica) {
-	n.tailStamp++
-	r.stamp = n.tailStamp
-	n.listFor(r).pushTail(r)
-	if n.needsReindex(r) {
-		n.reindexChange(r)
-	}
-}
-
-func (n *memNode) remove(r *replica) {
-	if r.list != nil {
-		if r.droppable {
-			r.droppable = false
-			r.list.dead++
-		}
-		r.list.remove(r)
-	}
-}
-
-// touch marks r as just used (tail of its list) and clears wont_use.
-func (n *memNode) touch(r *replica) {
-	if r.list == nil {
-		return
-	}
-	r.wontUse = false
-	n.remove(r)
-	n.pushTail(r)
-}
-
-// relist moves r to the list its protection says, at its place in LRU
-// order: StarPU's protection count does not move a copy in its one list.
-func (n *memNode) relist(r *replica) {
-	if r.list == nil || r.list == n.listFor(r) {
-		return
-	}
-	n.remove(r)
-	l := n.listFor(r)
-	// r goes after p (nil: first), found from the nearer end by stamp.
-	var p *replica
-	if l.head != nil && r.stamp-l.head.stamp < l.tail.stamp-r.stamp {
-		for q := l.head; q != nil && q.stamp < r.stamp; q = q.next {
-			p = q
-		}
-	} else {
-		for p = l.tail; p != nil && p.stamp > r.stamp; p = p.prev {
-		}
-	}
-	switch {
-	case p == nil:
-		l.pushHead(r)
-	case p == l.tail:
-		l.pushTail(r)
-	default:
-		r.prev, r.next, r.list = p, p.next, l
-		p.next.prev = r
-		p.next = r
-	}
-	if n.needsReindex(r) {
-		n.reindexChange(r)
-	}
-}
-
-func (n *memNode) moveHead(r *replica) {
-	if r.list == nil {
-		return
-	}
-	n.remove(r)
-	n.headStamp--
-	r.stamp = n.headStamp
-	n.listFor(r).pushHead(r)
-	if n.needsReindex(r) {
-		n.reindexChange(r)
-	}
-}
-
-// pitchedPayload returns the bytes to send on route so that, alone, the copy
-// takes the time the direction's pitch model gives: the model's time minus
-// the route latency, times the route's narrowest bandwidth. The copy still
-// shares links fluidly with concurrent ones. Without a model: the bytes.
-func (s *Simulator) pitchedPayload(req *request, route *emulator.Route, bytes float64) float64 {
-	models := s.pitch[[2]int{req.src, req.dst}]
-	if len(models) == 0 || req.h.h.PitchBytes == 0 {
-		return bytes
-	}
-	t, ok := evalPitch(models, bytes, float64(req.h.h.PitchBytes))
-	if !ok {
-		return bytes
-	}
-	p := (t - route.LatencyS()) * s.minBw[route]
-	if !(p > 0) {
-		return 0
-	}
-	return p
-}
-
-// evalPitch evaluates the model of the pitch range containing pitch, else of
-// the nearest range.
-func evalPitch(models []machine.PitchModel, bytes, pitch float64) (float64, bool) {
-	best, bestD := -1, math.Inf(1)
-	for i, m := range models {
-		d := 0.0
-		if pitch < m.PitchLoBytes {
-			d = m.PitchLoBytes - pitch
-		} else if pitch > m.PitchHiBytes {
-			d = pitch - m.PitchHiBytes
-		}
-		if d < bestD {
-			best, bestD = i, d
-		}
-	}
-	if best < 0 {
-		return 0, false
-	}
-	for _, seg := range models[best].Segments {
-		if bytes >= seg.LoBytes && bytes < seg.HiBytes {
-			return seg.InterceptS + seg.SlopeSPerByte*bytes, true
-		}
-	}
-	return 0, false
-}
-
-// predictUS is the scheduler's expected time of copying size bytes from src
-// to dst (starpu_transfer_predict): latency + size/bandwidth, the second
-// term multiplied by 2 x the bus's GPU count (busGPUs) when the parity
-// option is on.
-func (s *Simulator) predictUS(src, dst int, size int64) float64 {
-	p := s.predict[src][dst]
-	if !(p.BandwidthBps > 0) {
-		return 0
-	}
-	factor := 1.0
-	if s.opts.StarPUTransferFactor {
-		factor = 2 * float64(s.predictGPUs[src][dst])
-	}
-	return p.LatencyS*1e6 + float64(size)/p.BandwidthBps*1e6*factor
-}
-
-// setState changes h's state on node n, keeping the nodes' dirty counts: a
-// device copy is dirty while the home (RAM) copy is invalid.
-func (s *Simulator) setState(h *handleState, n int, st msi) {
-	r := &h.reps[n]
-	if r.allocated {
-		was := h.nvalid() >= 2
-		setBit(&h.valid, n, st != invalid)
-		if now := h.nvalid() >= 2; now != was {
-			for m := range h.reps {
-				h.reps[m].shared = now
-				if m != n {
-					if nm := s.nodes[m]; nm.needsReindex(&h.reps[m]) {
-						nm.reindexChange(&h.reps[m])
-					}
-				}
-			}
-		}
-	}
-	if n == 0 && (r.state == invalid) != (st == invalid) {
-		delta := 1 // home becomes invalid: every device copy turns dirty
-		if st != invalid {
-			delta = -1
-		}
-		for m := 1; m < len(h.reps); m++ {
-			if h.reps[m].allocated {
-				s.nodes[m].ndirty += delta
-			}
-		}
-	}
-	r.state = st
-	setBit(&h.valid, n, st != invalid)
-	if nn := s.nodes[n]; nn.needsReindex(r) {
-		nn.reindexChange(r)
-	}
-}
-
-// Clean-buffer targets of StarPU's memchunk tidy (STARPU_MINIMUM_CLEAN_BUFFERS
-// and STARPU_TARGET_CLEAN_BUFFERS, in %).
-const minCleanPct, targetCleanPct = 5, 10
-
-// tidyScan bounds the copies one tidy call examines.
-const tidyScan = 64
 
 // tidy keeps some device copies clean, as StarPU's starpu_memchunk_tidy:
-// when fewer than 5 % of the allocated copies are clean, idle-level
-// write-backs of dirty ones (least recently used first) are queued until 10 %
-// would be.
+// idle-level write-backs of the dirty copies memory.Tidy chooses.
 func (s *Simulator) tidy(n int) {
-	node := s.nodes[n]
-	if n == 0 || node.nalloc == 0 || s.opts.NoTidy {
+	if n == 0 || s.opts.NoTidy {
 		return
 	}
-	clean := node.nalloc - node.ndirty - node.tidying
-	if clean*100 >= minCleanPct*node.nalloc || node.tidyGen == node.evictGen+1 {
-		return
-	}
-	node.tidyGen = node.evictGen + 1 // nothing new to write back until copies change
-	want := (targetCleanPct*node.nalloc + 99) / 100
-	// Look at a bounded number of copies from the LRU head per call, as
-	// StarPU resumes from its dirty-list head rather than rescanning.
-	scanned := 0
-	for r := node.main.head; r != nil && clean < want && scanned < tidyScan; r = r.next {
-		scanned++
-		h := r.h
-		if h.reps[0].state != invalid || h.reps[0].incoming != nil || r.state == invalid || r.refs > 0 || r.evicting {
-			continue
-		}
-		node.tidying++
-		clean++
-		s.fetch(h, 0, levelIdle, 0, waiter{})
-		h.reps[0].incoming.waiters = append(h.reps[0].incoming.waiters, waiter{fn: func() { node.tidying-- }})
+	for _, h := range s.mem.Tidy(n) {
+		s.fetch(h, 0, memory.Idle, 0, waiter{})
+		s.incomingReq(h, 0).waiters = append(s.incomingReq(h, 0).waiters, waiter{fn: func() { s.mem.TidyDone(n) }})
 	}
 }
 

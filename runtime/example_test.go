@@ -6,32 +6,36 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // roundRobin is a user scheduler: tasks go to the calibrated workers in
 // turn; each worker pops its own FIFO.
 type roundRobin struct {
-	runtime.NopHooks
-	v    runtime.View
+	sched.NopHooks
+	v    *sched.View
 	next int
-	q    map[*runtime.Worker][]*runtime.TaskState
+	q    map[*machine.Worker][]*sched.Task
 }
 
-func (r *roundRobin) Init(v runtime.View) { r.v, r.q = v, map[*runtime.Worker][]*runtime.TaskState{} }
+func (r *roundRobin) Init(v *sched.View) { r.v, r.q = v, map[*machine.Worker][]*sched.Task{} }
 
-func (r *roundRobin) Push(t *runtime.TaskState) {
+func (r *roundRobin) Push(t *sched.Task) sched.Decision {
 	ws := r.v.Workers()
 	for i := range ws {
 		w := ws[(r.next+i)%len(ws)]
 		if r.v.CanExecute(t, w) {
 			r.q[w] = append(r.q[w], t)
 			r.next = (r.next + i + 1) % len(ws)
-			return
+			return sched.Decision{Worker: w}
 		}
 	}
+	return sched.Decision{}
 }
 
-func (r *roundRobin) Pop(w *runtime.Worker) *runtime.TaskState {
+func (r *roundRobin) Pop(w *machine.Worker) *sched.Task {
 	if len(r.q[w]) == 0 {
 		return nil
 	}
@@ -42,8 +46,8 @@ func (r *roundRobin) Pop(w *runtime.Worker) *runtime.TaskState {
 
 // Example_customScheduler registers a scheduler and runs a Cholesky with it.
 func Example_customScheduler() {
-	runtime.RegisterScheduler("roundrobin", func() runtime.Scheduler { return &roundRobin{} })
-	g, _ := models.New("cholesky", models.Options{N: 960 * 4, Block: 960, PrioritySched: "eager"})
+	sched.Register("roundrobin", graph.PrioRange{}, func() sched.Scheduler { return &roundRobin{} })
+	g, _ := models.New("cholesky", models.Options{N: 960 * 4, Block: 960})
 	o := runtime.DefaultOptions()
 	o.Sched, o.NCPU, o.Check = "roundrobin", 0, true
 	sim, err := runtime.New(calibrate.Default().RuntimeMachine(), g, o)

@@ -15,6 +15,7 @@ import (
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // TestDMWeights: every explained fitness is alpha·(end - min end) +
@@ -22,9 +23,9 @@ import (
 // defaults given explicitly change nothing.
 func TestDMWeights(t *testing.T) {
 	cal := calibrate.Default()
-	g, err := models.New("cholesky", models.Options{N: 3840, Block: 960, PrioritySched: "dmda"})
+	g, err := models.New("cholesky", models.Options{N: 3840, Block: 960})
 	require.NoError(t, err)
-	runWith := func(w *runtime.DMWeights) (*runtime.Result, []runtime.Decision) {
+	runWith := func(w *sched.DMWeights) (*runtime.Result, []sched.ScheduleRecord) {
 		var log bytes.Buffer
 		o := runtime.DefaultOptions()
 		o.Sched, o.Explain, o.DMWeights = "dmda", &log, w
@@ -32,11 +33,11 @@ func TestDMWeights(t *testing.T) {
 		require.NoError(t, err)
 		res, err := s.Run()
 		require.NoError(t, err)
-		var ds []runtime.Decision
+		var ds []sched.ScheduleRecord
 		sc := bufio.NewScanner(&log)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
-			var d runtime.Decision
+			var d sched.ScheduleRecord
 			require.NoError(t, json.Unmarshal(sc.Bytes(), &d))
 			if d.Event == "schedule" {
 				ds = append(ds, d)
@@ -44,7 +45,7 @@ func TestDMWeights(t *testing.T) {
 		}
 		return res, ds
 	}
-	check := func(ds []runtime.Decision, alpha, beta float64) {
+	check := func(ds []sched.ScheduleRecord, alpha, beta float64) {
 		require.NotEmpty(t, ds)
 		pen := false
 		for _, d := range ds {
@@ -61,9 +62,9 @@ func TestDMWeights(t *testing.T) {
 	}
 	def, dd := runWith(nil)
 	check(dd, 1, 1)
-	same, _ := runWith(&runtime.DMWeights{Alpha: 1, Beta: 1, Gamma: 1000})
+	same, _ := runWith(&sched.DMWeights{Alpha: 1, Beta: 1, Gamma: 1000})
 	assert.Equal(t, def.MakespanS, same.MakespanS)
-	_, dw := runWith(&runtime.DMWeights{Alpha: 2, Beta: 0.5, Gamma: 1000})
+	_, dw := runWith(&sched.DMWeights{Alpha: 2, Beta: 0.5, Gamma: 1000})
 	check(dw, 2, 0.5)
 }
 
@@ -71,7 +72,7 @@ func TestDMWeights(t *testing.T) {
 // global limit wins over it (StarPU reads STARPU_LIMIT_CUDA_MEM first).
 func TestGPUMemLimits(t *testing.T) {
 	cal := calibrate.Default()
-	g, err := models.New("cholesky", models.Options{N: 1920, Block: 960, PrioritySched: "dmda"})
+	g, err := models.New("cholesky", models.Options{N: 1920, Block: 960})
 	require.NoError(t, err)
 	caps := func(global int64, per map[string]int64) map[string]int64 {
 		o := runtime.DefaultOptions()

@@ -17,7 +17,7 @@ import (
 // TestOptionsRefused: options that could only give a wrong or unbounded
 // run are refused by New, before any simulation.
 func TestOptionsRefused(t *testing.T) {
-	g, err := models.New("cholesky", models.Options{N: 2880, Block: 960, PrioritySched: "dmda"})
+	g, err := models.New("cholesky", models.Options{N: 2880, Block: 960})
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name string
@@ -68,7 +68,7 @@ func TestOptionsRefused(t *testing.T) {
 // than MaxSamples values fails after the run, before the series is
 // allocated; one within the budget gives the series.
 func TestSampleBudget(t *testing.T) {
-	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, PrioritySched: "dmda"})
+	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960})
 	require.NoError(t, err)
 	m := calibrate.Default().RuntimeMachine()
 	o := opts("dmda")

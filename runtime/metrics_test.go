@@ -12,6 +12,7 @@ import (
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // TestHetSimMetrics: two independent 1 ms tasks then one that reads both,
@@ -77,7 +78,7 @@ func TestEnergyUtilizationExplain(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
 	require.Len(t, lines, 3)
 	for i, l := range lines {
-		var d runtime.Decision
+		var d sched.ScheduleRecord
 		require.NoError(t, json.Unmarshal([]byte(l), &d))
 		assert.Equal(t, i, d.Task)
 		assert.Len(t, d.Candidates, 2)

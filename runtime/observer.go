@@ -1,6 +1,9 @@
 package runtime
 
-import "github.com/starsim/starsim/runtime/graph"
+import (
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
+)
 
 // Observer receives the runtime's events as they happen, in simulated-time
 // order (times in seconds), so traces and statistics are written while the
@@ -9,10 +12,10 @@ import "github.com/starsim/starsim/runtime/graph"
 type Observer interface {
 	// Start is called once before the first event, with the workers and
 	// memory nodes ("RAM", "CUDA0", ...).
-	Start(workers []*Worker, nodes []string)
+	Start(workers []*machine.Worker, nodes []string)
 	// WorkerState: w enters state at tS ("Idle", "FetchingInput",
 	// "Executing", "Overhead"); task is the task concerned (nil when Idle).
-	WorkerState(tS float64, w *Worker, state string, task *TaskState)
+	WorkerState(tS float64, w *machine.Worker, state string, task *TaskState)
 	// TransferStart and TransferEnd bracket one copy; id pairs them.
 	TransferStart(tS float64, id uint64, src, dst string, bytes int64, kind string, handle *graph.Handle)
 	TransferEnd(tS float64, id uint64)
@@ -20,7 +23,7 @@ type Observer interface {
 	Memory(tS float64, node string, event string, handle *graph.Handle)
 	// Push and Pop are the scheduler's decisions (Pop: w took task).
 	Push(tS float64, task *TaskState)
-	Pop(tS float64, w *Worker, task *TaskState)
+	Pop(tS float64, w *machine.Worker, task *TaskState)
 	// TaskDone gives a finished task's whole record.
 	TaskDone(task *TaskState)
 	// End is called once after the last event, with the makespan.
@@ -30,13 +33,13 @@ type Observer interface {
 // NopObserver implements Observer with methods that do nothing.
 type NopObserver struct{}
 
-func (NopObserver) Start([]*Worker, []string)                                                   {}
-func (NopObserver) WorkerState(float64, *Worker, string, *TaskState)                            {}
+func (NopObserver) Start([]*machine.Worker, []string)                                           {}
+func (NopObserver) WorkerState(float64, *machine.Worker, string, *TaskState)                    {}
 func (NopObserver) TransferStart(float64, uint64, string, string, int64, string, *graph.Handle) {}
 func (NopObserver) TransferEnd(float64, uint64)                                                 {}
 func (NopObserver) Memory(float64, string, string, *graph.Handle)                               {}
 func (NopObserver) Push(float64, *TaskState)                                                    {}
-func (NopObserver) Pop(float64, *Worker, *TaskState)                                            {}
+func (NopObserver) Pop(float64, *machine.Worker, *TaskState)                                    {}
 func (NopObserver) TaskDone(*TaskState)                                                         {}
 func (NopObserver) End(float64)                                                                 {}
 
@@ -55,7 +58,15 @@ func (t *TaskState) StartS() float64 { return t.startS }
 func (t *TaskState) EndS() float64 { return t.endS }
 
 // Worker is the worker that ran it (nil before it was popped).
-func (t *TaskState) Worker() *Worker { return t.worker }
+func (t *TaskState) Worker() *machine.Worker {
+	if t.worker == nil {
+		return nil
+	}
+	return &t.worker.Worker
+}
+
+// preds are the ids of t's dependencies, finished or not.
+func (t *TaskState) preds() []int32 { return t.dg.Preds(t.ID()) }
 
 // Preds are the tasks it depended on (explicit and implicit).
 func (t *TaskState) Preds() []int {

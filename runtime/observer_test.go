@@ -10,6 +10,7 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // countObs checks the event stream's shape as it comes.
@@ -29,7 +30,7 @@ func (o *countObs) tick(tS float64) {
 	assert.GreaterOrEqual(o.t, tS, o.last, "events in time order")
 	o.last = tS
 }
-func (o *countObs) WorkerState(tS float64, w *runtime.Worker, state string, task *runtime.TaskState) {
+func (o *countObs) WorkerState(tS float64, w *machine.Worker, state string, task *runtime.TaskState) {
 	o.tick(tS)
 	if state == "Executing" {
 		o.executing[w.Name]++
@@ -55,7 +56,7 @@ func (o *countObs) Memory(tS float64, node, event string, h *graph.Handle) {
 	}
 }
 func (o *countObs) Push(tS float64, _ *runtime.TaskState)                   { o.tick(tS); o.pushes++ }
-func (o *countObs) Pop(tS float64, _ *runtime.Worker, _ *runtime.TaskState) { o.tick(tS); o.pops++ }
+func (o *countObs) Pop(tS float64, _ *machine.Worker, _ *runtime.TaskState) { o.tick(tS); o.pops++ }
 func (o *countObs) TaskDone(t *runtime.TaskState) {
 	o.done++
 	assert.LessOrEqual(o.t, t.StartS(), t.EndS())
@@ -67,7 +68,7 @@ func TestObserverStream(t *testing.T) {
 	o := &countObs{t: t, open: map[uint64]bool{}, executing: map[string]int{}}
 	opts := runtime.DefaultOptions()
 	opts.Sched, opts.Check, opts.Observer = "dmdas", true, o
-	g, err := models.New("cholesky", models.Options{N: 960 * 10, Block: 960, PrioritySched: "dmdas"})
+	g, err := models.New("cholesky", models.Options{N: 960 * 10, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
 	s, err := runtime.New(calibrate.Default().RuntimeMachine(), g, opts)
 	require.NoError(t, err)

@@ -1,18 +1,10 @@
 package runtime
 
-import "io"
+import (
+	"io"
 
-// Durations selects how kernel durations are drawn.
-type Durations string
-
-const (
-	// DurMean runs every kernel for its model's mean (StarPU over SimGrid).
-	DurMean Durations = "mean"
-	// DurNormal draws from a normal law (mean, stddev), truncated at 0.
-	DurNormal Durations = "normal"
-	// DurHistogram draws from the entry's irregular histogram (mean when the
-	// entry has none).
-	DurHistogram Durations = "histogram"
+	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // Options of a run. The zero value of a count means StarPU's default.
@@ -21,11 +13,11 @@ type Options struct {
 	// NewScheduler, when set, makes the run's scheduler instead of the
 	// registry's entry for Sched (which then only names it): a scheduler
 	// made per invocation, such as an external agent's.
-	NewScheduler func() Scheduler
+	NewScheduler func() sched.Scheduler
 	// NCPU and NCUDA are worker counts; -1 means StarPU's default (all GPUs;
 	// CPU workers = cores - GPU workers).
 	NCPU, NCUDA int
-	Durations   Durations
+	Durations   cost.Durations
 	Seed        uint64
 	// GPUMemLimitBytes overrides every GPU's capacity (0: StarPU's default,
 	// 90 % of the device memory, rounded down to whole MiB), as StarPU's
@@ -36,8 +28,8 @@ type Options struct {
 	// StarPU's STARPU_LIMIT_CUDA_<id>_MEM does.
 	GPUMemLimitByDevice map[string]int64
 	// DMWeights, when set, replaces the dm family's fitness weights
-	// (StarPU's STARPU_SCHED_ALPHA, _BETA, _GAMMA; DefaultDMWeights).
-	DMWeights *DMWeights
+	// (StarPU's STARPU_SCHED_ALPHA, _BETA, _GAMMA; sched.DefaultDMWeights).
+	DMWeights *sched.DMWeights
 	// NoPrefetch disables push-time prefetch (STARPU_PREFETCH=0).
 	NoPrefetch bool
 	// StarPUTransferFactor reproduces StarPU's transfer prediction, which
@@ -76,14 +68,7 @@ type Options struct {
 	Check bool
 }
 
-// DMWeights weigh the terms of the dm family's fitness: Alpha the expected
-// end, Beta the transfer penalty, Gamma (µs per joule) the energy.
-type DMWeights struct{ Alpha, Beta, Gamma float64 }
-
-// DefaultDMWeights are StarPU's: STARPU_SCHED_ALPHA=1, _BETA=1, _GAMMA=1000.
-var DefaultDMWeights = DMWeights{Alpha: 1, Beta: 1, Gamma: 1000}
-
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: DurMean, StarPUTransferFactor: true, StarPUHiddenHoles: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, ExplainTask: -1}
 }

@@ -80,7 +80,7 @@ type Uncalibrated struct {
 func (s *Simulator) result() *Result {
 	mk := s.lastEndS
 	res := &Result{App: s.g.Name, Sched: s.opts.Sched, NTasks: len(s.tasks), MakespanS: mk, Events: s.eng.EventsRun(),
-		Allocations: s.stats.Allocations, Evictions: s.stats.Evictions, WriteBacks: s.stats.WriteBacks}
+		Allocations: s.mem.Allocations, Evictions: s.mem.Evictions, WriteBacks: s.writeBacks}
 	if mk > 0 {
 		res.GFlops = s.g.TotalFlops / mk / 1e9
 	}
@@ -102,12 +102,12 @@ func (s *Simulator) result() *Result {
 	for i := range s.nodes {
 		for j := range s.nodes {
 			if d := s.dir(i, j); d != nil && d.count > 0 {
-				res.Transfers = append(res.Transfers, DirResult{Src: s.nodes[i].name, Dst: s.nodes[j].name, Bytes: d.bytes, Transfers: d.count})
+				res.Transfers = append(res.Transfers, DirResult{Src: s.nodes[i].Name, Dst: s.nodes[j].Name, Bytes: d.bytes, Transfers: d.count})
 			}
 		}
 	}
 	for _, n := range s.nodes {
-		res.Memory = append(res.Memory, MemoryResult{Node: n.name, CapacityBytes: n.capacity, PeakBytes: n.peak})
+		res.Memory = append(res.Memory, MemoryResult{Node: n.Name, CapacityBytes: n.Capacity, PeakBytes: n.Peak()})
 	}
 	res.SLR, res.Speedup, res.Efficiency = s.hetsimMetrics(mk)
 	res.EnergyJ = s.energyJ(mk)
@@ -171,7 +171,8 @@ func (s *Simulator) computeHetsimPaths() hetsimPaths {
 		// pushed its own to its successors (dense indices, where reading
 		// each dependency's id would miss the cache).
 		best := math.Inf(1)
-		for wi, k := range *t.stats {
+		for wi := range runnable {
+			k := t.Stats(wi)
 			if k == nil {
 				runnable[wi] = false
 				continue

@@ -16,12 +16,14 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 func run(t testing.TB, cal *calibrate.File, app string, n int, opts runtime.Options) *runtime.Result {
 	t.Helper()
-	g, err := models.New(app, models.Options{N: n, Block: 960, PrioritySched: opts.Sched})
+	g, err := models.New(app, models.Options{N: n, Block: 960, Prio: prioOf(opts.Sched)})
 	require.NoError(t, err)
 	s, err := runtime.New(cal.RuntimeMachine(), g, opts)
 	require.NoError(t, err)
@@ -42,7 +44,7 @@ func opts(sched string) runtime.Options {
 // once, on a worker whose arch is calibrated for it.
 func TestEverySchedulerChecked(t *testing.T) {
 	cal := calibrate.Default()
-	for _, sched := range runtime.SchedulerNames() {
+	for _, sched := range sched.Names() {
 		for _, app := range []string{"cholesky", "lu"} {
 			t.Run(sched+"/"+app, func(t *testing.T) {
 				res := run(t, cal, app, 960*6, opts(sched))
@@ -62,7 +64,7 @@ func TestEverySchedulerChecked(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	cal := calibrate.Default()
 	o := opts("dmdas")
-	o.Durations = runtime.DurNormal
+	o.Durations = cost.Normal
 	o.Seed = 7
 	enc := func(r *runtime.Result) string { b, _ := json.Marshal(r); return string(b) }
 	a := enc(run(t, cal, "cholesky", 960*8, o))
@@ -127,7 +129,7 @@ func TestGPUMemoryTooSmall(t *testing.T) {
 		{"four tiles", "cholesky", "dmdas", models.Double, 4 * dtile, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := models.New(tc.app, models.Options{N: 9600, Block: 960, PrioritySched: tc.sched, Precision: tc.prec})
+			g, err := models.New(tc.app, models.Options{N: 9600, Block: 960, Prio: prioOf(tc.sched), Precision: tc.prec})
 			require.NoError(t, err)
 			o := opts(tc.sched)
 			o.GPUMemLimitBytes = tc.limitBytes
@@ -156,7 +158,7 @@ func TestWorkerCounts(t *testing.T) {
 	assert.Equal(t, "CPU0", res.Workers[0].Name)
 	assert.Equal(t, "CUDA0", res.Workers[2].Name)
 	o.NCUDA = 9
-	g, _ := models.New("cholesky", models.Options{N: 960, Block: 960, PrioritySched: "dmda"})
+	g, _ := models.New("cholesky", models.Options{N: 960, Block: 960})
 	_, err := runtime.New(cal.RuntimeMachine(), g, o)
 	assert.Error(t, err)
 }
@@ -366,7 +368,7 @@ func TestDeviceFreeCost(t *testing.T) {
 			for _, freeS := range []float64{0, 10e-3} {
 				cal := calibrate.Default()
 				cal.Costs.DeviceFreeS = freeS
-				g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, PrioritySched: "dmdas", Precision: models.Double})
+				g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, Prio: graph.UnboundedPrio, Precision: models.Double})
 				require.NoError(t, err)
 				o := opts("dmdas")
 				o.NCPU, o.NCUDA = 0, 1
@@ -387,4 +389,13 @@ func TestDeviceFreeCost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// prioOf is the priority range of a registered scheduler.
+func prioOf(name string) graph.PrioRange {
+	p, ok := sched.PriorityRange(name)
+	if !ok {
+		panic("unknown scheduler " + name)
+	}
+	return p
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -12,26 +11,16 @@ import (
 	"unsafe"
 
 	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/memory"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
-// WorkerKind is the kind of processing unit a worker drives.
-type WorkerKind uint8
-
-// Worker kinds.
-const (
-	CPUWorker WorkerKind = iota
-	GPUWorker
-)
-
-// Worker is one StarPU worker: a CPU core or a GPU driven by a CPU thread.
-type Worker struct {
-	ID   int
-	Name string // "CPU0", "CUDA1"
-	Kind WorkerKind
-	Arch string // perf-model arch
-	Node int    // memory node index (0 = RAM)
+// worker is one worker (machine.Worker) and what its thread and device do.
+type worker struct {
+	machine.Worker
 
 	pipeline     int // tasks it may have submitted to its device at once
 	fetching     int // popped tasks whose inputs are being fetched
@@ -60,54 +49,43 @@ type Worker struct {
 	threadFreeS float64
 }
 
+// TaskState is a task's life in the run: what schedulers see of it
+// (sched.Task) and the runtime's own state.
 type TaskState struct {
 	// The struct is 128 bytes, two cache lines of its slab (which starts
 	// on a page): tasks are reached in no particular order, each a cache
 	// miss or two, and there are as many as the graph's tasks. The first
-	// line holds what a push reads (bufs, stats, prio, prefetched) and
-	// readyS, which the release writes just before: that store brings the
-	// line in without stalling, for the push to find it. prio and syncGPU
-	// copy spec's Priority and SyncGPU, read often: spec is elsewhere.
-	bufs         []taskBuf
-	stats        *workerStats // nil entries: cannot run there
-	worker       *Worker
-	readyS       float64
-	id           int32
-	prio         int32
-	prefetchNode int32
-	syncGPU      bool
-	done         bool
-	prefetched   bool
-	wontUse      bool // spec.WontUse is not empty
+	// line holds what a push reads and writes (the sched.Task: buffers,
+	// model entries, priority, the dm family's bookkeeping) and readyS,
+	// which the release writes just before: that store brings the line in
+	// without stalling, for the push to find it.
+	sched.Task
+	readyS float64
 
-	spec *graph.Task
+	prefetchNode int32
+	// syncGPU copies the spec's SyncGPU, read often: the spec is elsewhere.
+	syncGPU    bool
+	done       bool
+	prefetched bool
+	wontUse    bool // spec.WontUse is not empty
+	worker     *worker
+	spec       *graph.Task
 	// dg holds the dependency lists (Preds), shared by every task.
 	dg        *graph.Deps
 	kernel    int32 // index of spec.Name in Simulator.kernelNames
 	nfetching int32
 
 	submitS, startS, endS float64
-
-	// Scheduler bookkeeping (dmda family).
-	predictedUS, penPrimeUS float64
 }
+
+// Spec is the task as the application submitted it.
+func (t *TaskState) Spec() *graph.Task { return t.spec }
 
 // workerStats holds a task's model entry per worker (index: Worker.ID).
-type workerStats []*machine.KernelStats
-
-// taskBuf is one buffer of a task: its data and access mode, side by side
-// for the loops over a task's buffers.
-type taskBuf struct {
-	h    *handleState
-	mode graph.Mode
-	// touch is written, never read, by release: in the padding, a store
-	// that brings the buffers' cache line in for the push (see bufSlots).
-	touch bool
-}
+type workerStats = []*machine.KernelStats
 
 // bufSlots is the buffers' slab's room per task: task i's buffers are at
-// bufs[bufSlots*i:], where the release finds them without reading
-// anything (a task with more goes at the slab's end).
+// bufs[bufSlots*i:] (a task with more goes at the slab's end).
 const bufSlots = 3
 
 // Simulator runs one graph on one machine. Create with New, then Run.
@@ -119,34 +97,36 @@ type Simulator struct {
 	eng   *emulator.Engine
 	net   *emulator.Network
 	rng   *rand.Rand
-	sched Scheduler
+	sched sched.Scheduler
+	view  *sched.View
 
 	nodes   []*memNode
 	nodeIdx map[string]int
-	workers []*Worker
+	workers []*worker
+	mw      []*machine.Worker // the workers as schedulers and observers see them
 	ngpus   int
 
-	handles []*handleState
-	tasks   []TaskState // the slab: &tasks[id] costs no load
+	mem *memory.Memory
+	// incoming[h*len(nodes)+n] is the copy under way into handle h's copy
+	// on node n (nil: none; the handle's loading bit says which are set).
+	incoming []*request
+	hwont    []handleWontUse // per handle
+	tasks    []TaskState     // the slab: &tasks[id] costs no load
 	// npending[i] counts task i's unfinished dependencies (+1 until
 	// submitted). Kept apart from the tasks, densely, because a kernel's
 	// end decrements it for each successor, scattered over the graph.
 	npending []int32
-	bufs     []taskBuf              // every task's buffers (TaskState.bufs, bufSlots)
-	deps     graph.Deps             // every task's dg
-	lastEndS float64                // the latest kernel end: the makespan once all ran
-	routes   [][]*emulator.Route    // [src][dst]; nil: no direct route
-	predict  [][]machine.Prediction // [src][dst]; zero: none
-	// predictGPUs[src][dst] is StarPU's GPU count of the bus (busGPUs).
-	predictGPUs [][]int
+	bufs     []memory.Buf        // every task's buffers (TaskState.bufs, bufSlots)
+	deps     graph.Deps          // every task's dg
+	lastEndS float64             // the latest kernel end: the makespan once all ran
+	routes   [][]*emulator.Route // [src][dst]; nil: no direct route
+	cost     *cost.Model
 	// pushFreeS is when the submitting (application) thread is free: it
 	// pays each submit cost and the push of each task it releases (s).
 	pushFreeS float64
 	// allocFreeS is when the device allocation lock is free (simulated s).
 	allocFreeS float64
 	dirs       [][]*direction
-	minBw      map[*emulator.Route]float64
-	pitch      map[[2]int][]machine.PitchModel
 
 	ndone       int
 	obs         Observer
@@ -156,7 +136,7 @@ type Simulator struct {
 	kcache      map[machine.KernelKey]*machine.KernelStats
 	checkErr    error
 	chk         *checker // with Options.Check
-	stats       Stats
+	writeBacks  int      // evictions of a sole valid copy, written home first
 	seq         uint64
 	freeReqs    []*request // finished requests, for newRequest to reuse
 
@@ -166,9 +146,9 @@ type Simulator struct {
 	succOff []int32
 	succ    []int32
 	// wontUseAfter holds, for each wont_use hint in submission order, the
-	// task that last wrote the data before it (nil: none); wuNext is the
+	// task that last wrote the data before it (-1: none); wuNext is the
 	// next hint's index.
-	wontUseAfter []*TaskState
+	wontUseAfter []int32
 	wuNext       int
 	kernelNames  []string // distinct task names, for per-worker counts
 	hetsim       func() hetsimPaths
@@ -189,18 +169,21 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		opts.Sched = "dmda"
 	}
 	if opts.Durations == "" {
-		opts.Durations = DurMean
+		opts.Durations = cost.Mean
 	}
-	factory, ok := lookupScheduler(opts.Sched)
+	var sc sched.Scheduler
+	ok := true
 	if opts.NewScheduler != nil {
-		factory, ok = opts.NewScheduler, true
+		sc = opts.NewScheduler()
+	} else {
+		sc, ok = sched.New(opts.Sched)
 	}
 	if !ok {
-		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(SchedulerNames(), ", "))
+		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(sched.Names(), ", "))
 	}
 	s := &Simulator{m: m, opts: opts, g: g, eng: emulator.NewEngine(), rng: rand.New(rand.NewPCG(opts.Seed, 0x5eed5eed)),
-		nodeIdx: map[string]int{}, minBw: map[*emulator.Route]float64{}, pitch: map[[2]int][]machine.PitchModel{},
-		uncal: map[[2]string]bool{}, kcache: map[machine.KernelKey]*machine.KernelStats{}}
+		nodeIdx: map[string]int{},
+		uncal:   map[[2]string]bool{}, kcache: map[machine.KernelKey]*machine.KernelStats{}}
 	s.net = emulator.NewNetwork(s.eng, emulator.NetworkOptions{Check: opts.Check})
 	if opts.GPUMemLimitBytes < 0 {
 		return nil, fmt.Errorf("GPU memory limit %d bytes is negative (0: StarPU's default)", opts.GPUMemLimitBytes)
@@ -262,8 +245,18 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.queuedCall = func(id int) { t := &s.tasks[id]; s.deviceQueued(t.worker, t) }
 	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
-	s.sched = factory()
-	s.sched.Init(s)
+	s.sched = sc
+	weights := sched.DefaultDMWeights
+	if opts.DMWeights != nil {
+		weights = *opts.DMWeights
+	}
+	nodes := make([]sched.MemoryNode, len(s.nodes))
+	for i, n := range s.nodes {
+		nodes[i] = sched.MemoryNode{Name: n.Name, CapacityBytes: n.Capacity}
+	}
+	s.view = sched.NewView(sched.ViewConfig{Engine: s.eng, Workers: s.mw, Cost: s.cost, Rand: s.rng, Graph: s.g,
+		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail, Nodes: nodes, Power: m.Power})
+	s.sched.Init(s.view)
 	s.obs = opts.Observer
 	if s.obs == nil {
 		s.obs = NopObserver{}
@@ -273,7 +266,8 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 }
 
 func (s *Simulator) buildNodes() error {
-	s.addNode("RAM", s.m.RAMBytes, "")
+	specs := []memory.NodeSpec{{Name: "RAM", CapacityBytes: s.m.RAMBytes}}
+	archs := []string{""}
 	ncuda := s.opts.NCUDA
 	for _, d := range s.m.Devices {
 		if d.Kind != "cuda" && d.Kind != "hip" {
@@ -292,23 +286,29 @@ func (s *Simulator) buildNodes() error {
 			// 0 means unlimited: a tiny memory must not become that.
 			return fmt.Errorf("%s has %d bytes of memory: StarPU uses 90 %% of it in whole MiB, 0 here; a GPU needs at least %d bytes (2 MiB)", d.Name, d.MemoryBytes, MinGPUMemoryBytes)
 		}
-		s.addNode(d.Name, capacity, d.Arch)
+		specs = append(specs, memory.NodeSpec{Name: d.Name, CapacityBytes: capacity})
+		archs = append(archs, d.Arch)
 		s.ngpus++
 	}
 	if ncuda > s.ngpus {
 		return fmt.Errorf("%d CUDA workers asked, the machine has %d GPUs", ncuda, s.ngpus)
 	}
-	if len(s.nodes) > maxNodes {
-		return fmt.Errorf("%d memory nodes (RAM and %d GPUs): at most %d are supported; use --ncuda to simulate fewer GPUs", len(s.nodes), s.ngpus, maxNodes)
+	if len(specs) > memory.MaxNodes {
+		return fmt.Errorf("%d memory nodes (RAM and %d GPUs): at most %d are supported; use --ncuda to simulate fewer GPUs", len(specs), s.ngpus, memory.MaxNodes)
+	}
+	mem, err := memory.New(specs, s.opts.StarPUHiddenHoles)
+	if err != nil {
+		return err
+	}
+	s.mem = mem
+	mem.CheckLRU = s.opts.Check
+	mem.OverCapacity = plantedFault == faultOverCapacity
+	mem.NoInvalidate = plantedFault == faultNoInvalidate
+	for i, n := range mem.Nodes {
+		s.nodeIdx[n.Name] = i
+		s.nodes = append(s.nodes, &memNode{Node: n, arch: archs[i]})
 	}
 	return nil
-}
-
-func (s *Simulator) addNode(name string, capacity int64, arch string) {
-	n := &memNode{id: len(s.nodes), name: name, capacity: capacity, arch: arch}
-	n.sub.staleMax = s.opts.StarPUHiddenHoles
-	s.nodeIdx[name] = n.id
-	s.nodes = append(s.nodes, n)
 }
 
 func (s *Simulator) buildWorkers() error {
@@ -328,10 +328,10 @@ func (s *Simulator) buildWorkers() error {
 	}
 	// StarPU numbers CPU workers first, then CUDA workers.
 	for i := 0; i < ncpu; i++ {
-		s.workers = append(s.workers, &Worker{Name: fmt.Sprintf("CPU%d", i), Kind: CPUWorker, Arch: arch, Node: 0, pipeline: 1})
+		s.workers = append(s.workers, &worker{Worker: machine.Worker{Name: fmt.Sprintf("CPU%d", i), Kind: machine.CPUWorker, Arch: arch, Node: 0}, pipeline: 1})
 	}
 	for _, n := range s.nodes[1:] {
-		s.workers = append(s.workers, &Worker{Name: n.name, Kind: GPUWorker, Arch: n.arch, Node: n.id, pipeline: 2})
+		s.workers = append(s.workers, &worker{Worker: machine.Worker{Name: n.Name, Kind: machine.GPUWorker, Arch: n.arch, Node: n.ID}, pipeline: 2})
 	}
 	if len(s.workers) == 0 {
 		return fmt.Errorf("no workers: --ncpu 0 and no GPU")
@@ -339,6 +339,7 @@ func (s *Simulator) buildWorkers() error {
 	for i, w := range s.workers {
 		w.ID = i
 		w.idle = true
+		s.mw = append(s.mw, &w.Worker)
 	}
 	return nil
 }
@@ -358,50 +359,37 @@ func (s *Simulator) buildNetwork() error {
 	}
 	s.routes = make([][]*emulator.Route, len(s.nodes))
 	s.dirs = make([][]*direction, len(s.nodes))
-	s.predict = make([][]machine.Prediction, len(s.nodes))
+	names := make([]string, len(s.nodes))
 	for i, a := range s.nodes {
 		s.routes[i] = make([]*emulator.Route, len(s.nodes))
 		s.dirs[i] = make([]*direction, len(s.nodes))
-		s.predict[i] = make([]machine.Prediction, len(s.nodes))
-		for j, b := range s.nodes {
-			s.predict[i][j] = s.m.Predict[machine.Dir{Src: a.name, Dst: b.name}]
-		}
+		names[i] = a.Name
 	}
+	s.cost = cost.New(s.m, names, s.ngpus, s.opts.StarPUTransferFactor)
 	for i, a := range s.nodes {
 		for j, b := range s.nodes {
 			if i == j {
 				continue
 			}
-			names, ok := s.m.Routes[machine.Dir{Src: a.name, Dst: b.name}]
+			names, ok := s.m.Routes[machine.Dir{Src: a.Name, Dst: b.Name}]
 			if !ok {
 				if i != 0 && j != 0 {
 					continue // device pair without peer route: through RAM
 				}
-				return fmt.Errorf("machine has no route %s->%s", a.name, b.name)
+				return fmt.Errorf("machine has no route %s->%s", a.Name, b.Name)
 			}
 			var links []emulator.LinkID
-			minBw := math.Inf(1)
 			for _, n := range names {
 				links = append(links, ids[n])
-				for _, l := range s.m.Links {
-					if l.ID == n {
-						minBw = min(minBw, l.BandwidthBps)
-					}
-				}
 			}
 			r, err := s.net.NewRoute(links)
 			if err != nil {
 				return err
 			}
 			s.routes[i][j] = r
-			s.minBw[r] = minBw
-			if pm := s.m.Pitch[machine.Dir{Src: a.name, Dst: b.name}]; len(pm) > 0 {
-				s.pitch[[2]int{i, j}] = pm
-			}
 			s.dirs[i][j] = &direction{src: i, dst: j, handler: s.handlingNode(i, j)}
 		}
 	}
-	s.predictGPUs = s.busGPUs()
 	for i := range s.nodes {
 		for j := range s.nodes {
 			if d := s.dirs[i][j]; d != nil {
@@ -430,51 +418,16 @@ func (s *Simulator) route(src, dst int) *emulator.Route { return s.routes[src][d
 func (s *Simulator) dir(src, dst int) *direction { return s.dirs[src][dst] }
 
 // checkFits fails when a task's data cannot be on a GPU at once: such a
-// run could only end in a deadlock. Buffers of at most 4 MiB need whole
-// suballocator chunks (packed first fit). minCap is the smallest limited
-// GPU memory (math.MaxInt64: none).
+// run could only end in a deadlock. minCap is the smallest limited GPU
+// memory (math.MaxInt64: none).
 func (s *Simulator) checkFits(t *TaskState, minCap int64) error {
-	// Each buffer needs at most a new chunk or its own size: tasks whose
-	// bound fits every GPU (all of them, usually) skip the exact count.
-	var bound int64
-	for _, b := range t.bufs {
-		if suballocated(1, b.h.size) {
-			bound += subChunkBytes
-		} else {
-			bound += b.h.size
-		}
-	}
-	if bound <= minCap {
+	need := memory.NeedBytes(t.Buffers(), minCap)
+	if need <= minCap {
 		return nil
 	}
-	var need int64
-	var chunks []int32 // free blocks left in each chunk
-	for k, b := range t.bufs {
-		dup := false
-		for _, c := range t.bufs[:k] {
-			dup = dup || c.h == b.h
-		}
-		if dup {
-			continue
-		}
-		if !suballocated(1, b.h.size) {
-			need += b.h.size
-			continue
-		}
-		nb := subBlocks(b.h.size)
-		i := 0
-		for i < len(chunks) && chunks[i] < nb {
-			i++
-		}
-		if i == len(chunks) {
-			chunks = append(chunks, subChunkBlocks)
-			need += subChunkBytes
-		}
-		chunks[i] -= nb
-	}
 	for _, n := range s.nodes[1:] {
-		if n.capacity > 0 && need > n.capacity {
-			return &FitError{Node: n.name, CapacityBytes: n.capacity, Task: int(t.id), Name: t.spec.Name, NeedBytes: need}
+		if n.Capacity > 0 && need > n.Capacity {
+			return &FitError{Node: n.Name, CapacityBytes: n.Capacity, Task: t.ID(), Name: t.Spec().Name, NeedBytes: need}
 		}
 	}
 	return nil
@@ -517,31 +470,18 @@ const prefaultFrom = 40
 // submission order.
 func (s *Simulator) buildGraph() error {
 	nn, nw := len(s.nodes), len(s.workers)
-	hslab := make([]handleState, len(s.g.Handles))
-	rslab := make([]replica, len(s.g.Handles)*nn)
-	s.handles = make([]*handleState, 0, len(s.g.Handles))
-	for i := range s.g.Handles {
-		h := &s.g.Handles[i]
-		if h.ID != i {
-			return fmt.Errorf("handle %d has ID %d", i, h.ID)
-		}
-		hs := &hslab[i]
-		hs.h, hs.size, hs.reps = h, h.SizeBytes, rslab[i*nn:(i+1)*nn:(i+1)*nn]
-		for n := range hs.reps {
-			hs.reps[n] = replica{h: hs, node: n}
-		}
-		hs.reps[0].state = owner // data starts valid at home (RAM)
-		hs.reps[0].setAllocated(true)
-		hs.valid = 1
-		s.handles = append(s.handles, hs)
+	if err := s.mem.SetHandles(s.g.Handles); err != nil {
+		return err
 	}
+	s.incoming = make([]*request, len(s.g.Handles)*nn)
+	s.hwont = make([]handleWontUse, len(s.g.Handles))
 	nbuf := bufSlots * len(s.g.Tasks)
 	for i := range s.g.Tasks {
 		if n := len(s.g.Tasks[i].Buffers); n > bufSlots {
 			nbuf += n
 		}
 	}
-	s.bufs = make([]taskBuf, bufSlots*len(s.g.Tasks), nbuf)
+	s.bufs = make([]memory.Buf, bufSlots*len(s.g.Tasks), nbuf)
 	var kslab []*machine.KernelStats // per-task entries (pinned or fixed-length tasks)
 	var krows []workerStats          // and their slices
 	type statsKey struct {
@@ -556,8 +496,8 @@ func (s *Simulator) buildGraph() error {
 	var last []statsEntry // by kernel name index
 	minCap := int64(math.MaxInt64)
 	for _, n := range s.nodes[1:] {
-		if n.capacity > 0 {
-			minCap = min(minCap, n.capacity)
+		if n.Capacity > 0 {
+			minCap = min(minCap, n.Capacity)
 		}
 	}
 	var kernelIdx map[string]int // once there are many names
@@ -568,7 +508,6 @@ func (s *Simulator) buildGraph() error {
 			return fmt.Errorf("task %d has ID %d", i, t.ID)
 		}
 		ts := &s.tasks[i]
-		ts.spec, ts.id = t, int32(i)
 		// Tasks mostly come in runs of one kernel, whose names share one
 		// string (compared by pointer here); a few names are found faster
 		// by comparing than by hashing.
@@ -601,20 +540,22 @@ func (s *Simulator) buildGraph() error {
 		if t.Priority != int(int32(t.Priority)) {
 			return fmt.Errorf("task %d (%s): priority %d is out of range (a 32-bit integer)", i, t.Name, t.Priority)
 		}
-		ts.kernel, ts.prio, ts.syncGPU, ts.dg = int32(k), int32(t.Priority), t.SyncGPU, &s.deps
+		ts.kernel, ts.syncGPU, ts.dg = int32(k), t.SyncGPU, &s.deps
 		ts.wontUse = len(t.WontUse) > 0
 		b0, n := bufSlots*i, len(t.Buffers)
 		if n > bufSlots {
 			b0 = len(s.bufs)
 			s.bufs = s.bufs[:b0+n]
 		}
-		ts.bufs = s.bufs[b0 : b0+n : b0+n]
+		bufs := s.bufs[b0 : b0+n : b0+n]
 		for j, a := range t.Buffers {
-			if a.Handle < 0 || a.Handle >= len(s.handles) {
+			if a.Handle < 0 || a.Handle >= s.mem.NumHandles() {
 				return fmt.Errorf("task %d (%s): unknown handle %d", i, t.Name, a.Handle)
 			}
-			ts.bufs[j] = taskBuf{h: s.handles[a.Handle], mode: a.Mode}
+			bufs[j] = memory.Buf{H: s.mem.Handle(a.Handle), Mode: a.Mode}
 		}
+		ts.spec = t
+		ts.Set(i, int32(t.Priority), bufs, nil)
 		if err := s.checkFits(ts, minCap); err != nil {
 			return err
 		}
@@ -622,6 +563,7 @@ func (s *Simulator) buildGraph() error {
 			return fmt.Errorf("task %d (%s) is pinned to worker %d; there are %d workers", i, t.Name, t.Worker, len(s.workers))
 		}
 		fresh := true // stats not yet checked runnable
+		var stats *workerStats
 		if t.Pinned || t.FixedUS > 0 || t.DurationsUS != nil {
 			if cap(kslab)-len(kslab) < nw {
 				kslab = make([]*machine.KernelStats, 0, nw*1024)
@@ -631,8 +573,8 @@ func (s *Simulator) buildGraph() error {
 				krows = make([]workerStats, 0, 1024)
 			}
 			krows = append(krows, kslab[len(kslab)-nw:len(kslab):len(kslab)])
-			ts.stats = &krows[len(krows)-1]
-			s.fillStats(*ts.stats, t)
+			stats = &krows[len(krows)-1]
+			s.fillStats(*stats, t)
 		} else {
 			// Tasks of one kernel, model and footprint share their
 			// per-worker entries. The last entries used per kernel name
@@ -644,7 +586,7 @@ func (s *Simulator) buildGraph() error {
 			// Shared entries found were checked when made: an entry that
 			// runs nowhere stops the build at its first task.
 			if c := last[k]; c.stats != nil && c.key == key {
-				ts.stats, fresh = c.stats, false
+				stats, fresh = c.stats, false
 			} else {
 				st, ok := shared[key]
 				if !ok {
@@ -653,13 +595,14 @@ func (s *Simulator) buildGraph() error {
 					s.fillStats(row, t)
 					shared[key] = st
 				}
-				ts.stats, fresh = st, !ok
+				stats, fresh = st, !ok
 				last[k] = statsEntry{key, st}
 			}
 		}
+		ts.Set(i, int32(t.Priority), bufs, stats)
 		runnable := !fresh
-		for j := 0; !runnable && j < len(*ts.stats); j++ {
-			runnable = (*ts.stats)[j] != nil
+		for j := 0; !runnable && j < len(*stats); j++ {
+			runnable = (*stats)[j] != nil
 		}
 		if !runnable {
 			if t.DurationsUS != nil {
@@ -685,13 +628,14 @@ func sameString(a, b string) bool {
 func (s *Simulator) attachDeps(d *graph.Deps) {
 	s.deps = *d
 	s.npending, s.succOff, s.succ = d.NPending, d.SuccOff, d.Succ
-	for _, w := range d.WontUseAfter {
-		var after *TaskState
-		if w >= 0 {
-			after = &s.tasks[w]
-		}
-		s.wontUseAfter = append(s.wontUseAfter, after)
-	}
+	s.wontUseAfter = d.WontUseAfter
+}
+
+// handleWontUse is a handle's pending starpu_data_wont_use: armed until
+// the task after ends (-1: none).
+type handleWontUse struct {
+	after int32
+	armed bool
 }
 
 // fillStats sets st[w] to t's model entry on worker w, else to its
@@ -718,7 +662,7 @@ func (s *Simulator) fillStats(st []*machine.KernelStats, t *graph.Task) {
 }
 
 // lookupKernel returns the model entry of t on w's arch, if calibrated.
-func (s *Simulator) lookupKernel(t *graph.Task, w *Worker) (*machine.KernelStats, bool) {
+func (s *Simulator) lookupKernel(t *graph.Task, w *worker) (*machine.KernelStats, bool) {
 	key := machine.KernelKey{Model: t.Model, Arch: w.Arch, Footprint: t.Footprint}
 	if k, ok := s.kcache[key]; ok {
 		return k, k != nil
@@ -733,24 +677,24 @@ func (s *Simulator) lookupKernel(t *graph.Task, w *Worker) (*machine.KernelStats
 }
 
 // kernelStats returns t's model entry on w (nil: uncalibrated).
-func (s *Simulator) kernelStats(t *TaskState, w *Worker) *machine.KernelStats {
-	return (*t.stats)[w.ID]
+func (s *Simulator) kernelStats(t *TaskState, w *worker) *machine.KernelStats {
+	return t.Stats(w.ID)
 }
 
 // Run simulates the whole graph and returns the result.
 func (s *Simulator) Run() (*Result, error) {
 	names := make([]string, len(s.nodes))
 	for i, n := range s.nodes {
-		names[i] = n.name
+		names[i] = n.Name
 	}
-	s.obs.Start(s.workers, names)
-	for _, w := range s.workers {
+	s.obs.Start(s.mw, names)
+	for _, w := range s.mw {
 		s.obs.WorkerState(0, w, "Idle", nil)
 	}
 	// The application thread submits tasks one after the other.
 	s.eng.PostCall(0, s.submitCall, 0)
 	s.eng.Run()
-	if c, ok := s.sched.(SchedulerCloser); ok {
+	if c, ok := s.sched.(sched.Closer); ok {
 		// Its failure (an external agent's) explains the run's end first.
 		if err := c.Close(s.lastEndS); err != nil {
 			return nil, err
@@ -763,7 +707,7 @@ func (s *Simulator) Run() (*Result, error) {
 		var waiting []string
 		for _, n := range s.nodes {
 			if len(n.waiting) > 0 || n.stalled {
-				waiting = append(waiting, fmt.Sprintf("%s (%d of %d bytes in use)", n.name, n.used, n.capacity))
+				waiting = append(waiting, fmt.Sprintf("%s (%d of %d bytes in use)", n.Name, n.Used(), n.Capacity))
 			}
 		}
 		hint := ""
@@ -795,8 +739,8 @@ func (s *Simulator) submit(i int) {
 	t := &s.tasks[i]
 	t.submitS = s.eng.NowS()
 	if t.wontUse { // (without reading spec, a cache miss per task)
-		for _, hid := range t.spec.WontUse {
-			s.wontUse(s.handles[hid], s.wontUseAfter[s.wuNext])
+		for _, hid := range t.Spec().WontUse {
+			s.wontUse(s.mem.Handle(hid), s.wontUseAfter[s.wuNext])
 			s.wuNext++
 		}
 	}
@@ -822,15 +766,14 @@ func (s *Simulator) submit(i int) {
 func (s *Simulator) release(id int, freeS *float64) {
 	now := s.eng.NowS()
 	s.tasks[id].readyS = now
-	s.bufs[bufSlots*id].touch = true
 	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
 	s.eng.PostCallAfter(*freeS-now, s.pushCall, id)
 }
 
 // threadClock is when w's thread is free: a GPU worker's is its node's
 // driver, which also issues the node's copies.
-func (s *Simulator) threadClock(w *Worker) *float64 {
-	if w.Kind == GPUWorker {
+func (s *Simulator) threadClock(w *worker) *float64 {
+	if w.Kind == machine.GPUWorker {
 		return &s.nodes[w.Node].issueFreeS
 	}
 	return &w.threadFreeS
@@ -840,7 +783,9 @@ func (s *Simulator) threadClock(w *Worker) *float64 {
 func (s *Simulator) push(id int) {
 	t := &s.tasks[id]
 	s.obs.Push(s.eng.NowS(), t)
-	s.sched.Push(t)
+	if d := s.sched.Push(&t.Task); d.Prefetch && d.Worker != nil {
+		s.prefetch(t, s.workers[d.Worker.ID])
+	}
 	s.wakeIdle()
 }
 
@@ -857,11 +802,11 @@ func (s *Simulator) wakeIdle() {
 // A GPU worker's driver thread also issues its node's copies: it makes
 // them progress before it pops (StarPU's driver loop), and while it is busy
 // issuing them, the pop waits.
-func (s *Simulator) workerPop(w *Worker) {
+func (s *Simulator) workerPop(w *worker) {
 	if w.blocked {
 		return // popped again when the driver returns
 	}
-	if w.Kind == GPUWorker {
+	if w.Kind == machine.GPUWorker {
 		if node := s.nodes[w.Node]; node.progressPosted {
 			// Pop right after the pending pass (posted before this).
 			s.eng.PostCallAfter(node.progressAtS-s.eng.NowS(), s.popCall, w.ID)
@@ -873,13 +818,14 @@ func (s *Simulator) workerPop(w *Worker) {
 		return
 	}
 	for w.canPop() {
-		t := s.sched.Pop(w)
-		if t == nil {
+		tk := s.sched.Pop(&w.Worker)
+		if tk == nil {
 			w.idle = true
 			s.updateState(w)
 			return
 		}
-		s.obs.Pop(s.eng.NowS(), w, t)
+		t := &s.tasks[tk.ID()]
+		s.obs.Pop(s.eng.NowS(), &w.Worker, t)
 		s.accountWait(w)
 		w.held++
 		w.fetching++
@@ -892,39 +838,39 @@ func (s *Simulator) workerPop(w *Worker) {
 
 // fetchInputs requests every buffer of t on w's node; the task is ready for
 // the device once all have arrived.
-func (s *Simulator) fetchInputs(w *Worker, t *TaskState) {
+func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
 	prefetched := t.prefetched
+	pn := int(t.prefetchNode)
 	if prefetched {
-		for _, b := range t.bufs {
-			b.h.reps[t.prefetchNode].protect--
+		for _, b := range t.Buffers() {
+			s.mem.Unprotect(b.H, pn)
 		}
 		t.prefetched = false
-		s.nodes[t.prefetchNode].evictGen++
+		s.nodes[pn].Changed()
 	}
 	t.nfetching = 1
-	done := waiter{call: s.arrivedCall, arg: int(t.id)}
-	for _, b := range t.bufs {
-		h := b.h
-		r := &h.reps[w.Node]
-		r.refs++
-		if plantedFault == faultKernelBeforeData && b.mode&graph.R != 0 {
+	done := waiter{call: s.arrivedCall, arg: t.ID()}
+	for _, b := range t.Buffers() {
+		h := b.H
+		s.mem.Pin(h, w.Node)
+		if plantedFault == faultKernelBeforeData && b.Mode&graph.R != 0 {
 			continue
 		}
 		t.nfetching++
-		if b.mode&graph.R == 0 {
-			s.allocate(h, w.Node, levelFetch, func() { s.arrived(int(t.id)) })
+		if b.Mode&graph.R == 0 {
+			s.allocate(h, w.Node, memory.Fetch, func() { s.arrived(t.ID()) })
 			continue
 		}
-		s.fetch(h, w.Node, levelFetch, int(t.prio), done)
+		s.fetch(h, w.Node, memory.Fetch, t.Priority(), done)
 	}
 	if prefetched {
 		// After the fetches: a hit has already moved its copy (touch).
 		// A fetch's reclaim reads protection, not lists.
-		for _, b := range t.bufs {
-			s.nodes[t.prefetchNode].relist(&b.h.reps[t.prefetchNode])
+		for _, b := range t.Buffers() {
+			s.mem.Relist(b.H, pn)
 		}
 	}
-	s.arrived(int(t.id))
+	s.arrived(t.ID())
 }
 
 // arrived counts one of task id's inputs in; the last one makes the task
@@ -933,19 +879,19 @@ func (s *Simulator) arrived(id int) {
 	t := &s.tasks[id]
 	t.nfetching--
 	if t.nfetching == 0 {
-		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.bufs)), s.readyCall, int(t.id))
+		s.eng.PostCallAfter(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers())), s.readyCall, t.ID())
 	}
 }
 
 // distinctBufs counts the different data among bufs: StarPU's fetch takes
 // a data a task lists twice once (_starpu_fetch_task_input skips the
 // duplicate), and pays the per-buffer cost once.
-func distinctBufs(bufs []taskBuf) int {
+func distinctBufs(bufs []memory.Buf) int {
 	n := 0
 	for k, b := range bufs {
 		dup := false
 		for _, c := range bufs[:k] {
-			dup = dup || c.h == b.h
+			dup = dup || c.H == b.H
 		}
 		if !dup {
 			n++
@@ -959,16 +905,16 @@ func distinctBufs(bufs []taskBuf) int {
 // STARPU_SIMGRID_CUDA_QUEUE_COST sleep on the driver thread), so that cost
 // overlaps the kernel already running there rather than delaying the
 // device; until then the driver pops nothing.
-func (s *Simulator) inputsReady(w *Worker, t *TaskState) {
-	if w.Kind == GPUWorker && s.m.Costs.DeviceTaskQueueS > 0 {
-		s.eng.PostCallAfter(s.m.Costs.DeviceTaskQueueS, s.queuedCall, int(t.id))
+func (s *Simulator) inputsReady(w *worker, t *TaskState) {
+	if w.Kind == machine.GPUWorker && s.m.Costs.DeviceTaskQueueS > 0 {
+		s.eng.PostCallAfter(s.m.Costs.DeviceTaskQueueS, s.queuedCall, t.ID())
 		return
 	}
 	s.deviceQueued(w, t)
 }
 
 // deviceQueued: t's inputs are in; its driver submits it to w's device.
-func (s *Simulator) deviceQueued(w *Worker, t *TaskState) {
+func (s *Simulator) deviceQueued(w *worker, t *TaskState) {
 	w.fetching--
 	if w.blocked {
 		w.heldBack = append(w.heldBack, t)
@@ -978,7 +924,7 @@ func (s *Simulator) deviceQueued(w *Worker, t *TaskState) {
 }
 
 // submitKernel: t waits on w's device for its turn.
-func (s *Simulator) submitKernel(w *Worker, t *TaskState) {
+func (s *Simulator) submitKernel(w *worker, t *TaskState) {
 	w.ready = append(w.ready, t)
 	if t.syncGPU {
 		w.nsync++
@@ -996,8 +942,8 @@ func (s *Simulator) submitKernel(w *Worker, t *TaskState) {
 // tasks are submitted to the device (running or queued there), and not at
 // all while a synchronous kernel (Task.SyncGPU) is queued or running: the
 // driver thread waits on it.
-func (w *Worker) canPop() bool {
-	if w.Kind == CPUWorker {
+func (w *worker) canPop() bool {
+	if w.Kind == machine.CPUWorker {
 		return w.held == 0
 	}
 	if w.nsync > 0 {
@@ -1011,8 +957,8 @@ func (w *Worker) canPop() bool {
 }
 
 // startKernel starts the next ready task on w's device if it is free.
-func (s *Simulator) startKernel(w *Worker) {
-	if (w.running != nil && (plantedFault != faultOverlapKernels || w.Kind != GPUWorker)) || len(w.ready) == 0 {
+func (s *Simulator) startKernel(w *worker) {
+	if (w.running != nil && (plantedFault != faultOverlapKernels || w.Kind != machine.GPUWorker)) || len(w.ready) == 0 {
 		return
 	}
 	t := w.ready[0]
@@ -1028,53 +974,40 @@ func (s *Simulator) startKernel(w *Worker) {
 		s.checkKernelStart(w, t)
 		for _, id := range t.preds() {
 			if p := &s.tasks[id]; !p.done {
-				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.id, t.spec.Name, p.id, p.spec.Name))
+				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.ID(), t.Spec().Name, p.ID(), p.Spec().Name))
 			}
 		}
-		for _, b := range t.bufs {
-			if !b.h.reps[w.Node].allocated {
-				s.fail(fmt.Errorf("task %d (%s) starts on %s without %s allocated", t.id, t.spec.Name, w.Name, b.h.h.Name))
+		for _, b := range t.Buffers() {
+			if !b.H.Rep(w.Node).Allocated() {
+				s.fail(fmt.Errorf("task %d (%s) starts on %s without %s allocated", t.ID(), t.Spec().Name, w.Name, b.H.Spec().Name))
 			}
 		}
-		for _, b := range t.bufs {
-			h := b.h
-			if b.mode&graph.R != 0 && h.reps[w.Node].state == invalid {
-				s.fail(fmt.Errorf("task %d (%s) starts on %s without a valid %s", t.id, t.spec.Name, w.Name, h.h.Name))
+		for _, b := range t.Buffers() {
+			h := b.H
+			if b.Mode&graph.R != 0 && h.Rep(w.Node).State() == memory.Invalid {
+				s.fail(fmt.Errorf("task %d (%s) starts on %s without a valid %s", t.ID(), t.Spec().Name, w.Name, h.Spec().Name))
 			}
-			if err := h.checkBits(); err != nil {
+			if err := s.mem.CheckHandle(h); err != nil {
 				s.fail(err)
 			}
 		}
 	}
-	if w.Kind == GPUWorker && t.syncGPU {
+	if w.Kind == machine.GPUWorker && t.syncGPU {
 		s.stallDriver(w.Node)
 	}
-	s.sched.PreExec(w, t)
+	s.sched.PreExec(&w.Worker, &t.Task)
 	durS := s.durationS(t, w)
 	t.startS = now
-	s.eng.PostCallAfter(durS, s.endCall, int(t.id))
+	s.eng.PostCallAfter(durS, s.endCall, t.ID())
 }
 
-func (s *Simulator) durationS(t *TaskState, w *Worker) float64 {
-	k := s.kernelStats(t, w)
-	us := k.MeanUS
-	switch s.opts.Durations {
-	case DurNormal:
-		us = k.MeanUS + k.StddevUS*s.rng.NormFloat64()
-		if us < 0 {
-			us = 0
-		}
-	case DurHistogram:
-		if len(k.Counts) > 0 {
-			us = sampleHistogram(k.EdgesUS, k.Counts, s.rng.Float64())
-		}
-	}
-	return us * 1e-6
+func (s *Simulator) durationS(t *TaskState, w *worker) float64 {
+	return cost.SampleUS(s.kernelStats(t, w), s.opts.Durations, s.rng) * 1e-6
 }
 
 // updateState reports w's state to the observer when it changed: executing
 // a kernel, else fetching the inputs of a popped task, else idle.
-func (s *Simulator) updateState(w *Worker) {
+func (s *Simulator) updateState(w *worker) {
 	state, task := "Idle", (*TaskState)(nil)
 	switch {
 	case w.running != nil:
@@ -1086,12 +1019,12 @@ func (s *Simulator) updateState(w *Worker) {
 		return
 	}
 	w.state, w.stateTask = state, task
-	s.obs.WorkerState(s.eng.NowS(), w, state, task)
+	s.obs.WorkerState(s.eng.NowS(), &w.Worker, state, task)
 }
 
 // accountWait adds the time since the last state change to w's waiting time
 // if w was holding tasks with none running.
-func (s *Simulator) accountWait(w *Worker) {
+func (s *Simulator) accountWait(w *worker) {
 	now := s.eng.NowS()
 	if w.running == nil && w.held > 0 {
 		w.waitS += now - w.stateAt
@@ -1099,28 +1032,7 @@ func (s *Simulator) accountWait(w *Worker) {
 	w.stateAt = now
 }
 
-// sampleHistogram inverts the histogram's CDF at u, uniformly within a bin.
-func sampleHistogram(edges []float64, counts []uint64, u float64) float64 {
-	var total uint64
-	for _, c := range counts {
-		total += c
-	}
-	target := u * float64(total)
-	acc := 0.0
-	for i, c := range counts {
-		if c == 0 {
-			continue
-		}
-		if acc+float64(c) > target || i == len(counts)-1 {
-			f := (target - acc) / float64(c)
-			return edges[i] + f*(edges[i+1]-edges[i])
-		}
-		acc += float64(c)
-	}
-	return edges[len(edges)-1]
-}
-
-func (s *Simulator) endKernel(w *Worker, t *TaskState) {
+func (s *Simulator) endKernel(w *worker, t *TaskState) {
 	now := s.eng.NowS()
 	if s.chk != nil {
 		s.checkKernelEnd(w, t)
@@ -1148,27 +1060,21 @@ func (s *Simulator) endKernel(w *Worker, t *TaskState) {
 
 // completeKernel is the driver's part of t's end on w: data states,
 // successors, and what w does next.
-func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
+func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 	w.perKernel[t.kernel]++
 	w.ntasks++
 	// MSI: a write makes w's node the owner and invalidates every other copy.
-	for _, b := range t.bufs {
-		h := b.h
-		r := &h.reps[w.Node]
-		if b.mode&graph.W != 0 {
-			h.version++
-			// The valid bits, not the replicas: those are scattered.
-			for set := h.valid &^ (1 << uint(w.Node)); set != 0 && plantedFault != faultNoInvalidate; set &= set - 1 {
-				s.setState(h, bits.TrailingZeros64(set), invalid)
-			}
-			s.setState(h, w.Node, owner)
+	for _, b := range t.Buffers() {
+		h := b.H
+		if b.Mode&graph.W != 0 {
+			s.mem.Write(h, w.Node)
 			if s.chk != nil {
 				s.checkWrite(h, w.Node)
 			}
 		}
-		r.refs--
+		s.mem.Unpin(h, w.Node)
 	}
-	s.sched.PostExec(w, t)
+	s.sched.PostExec(&w.Worker, &t.Task)
 	s.obs.TaskDone(t)
 	s.accountWait(w)
 	if w.running == t {
@@ -1180,14 +1086,14 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 	w.held--
 	t.done = true
 	s.ndone++
-	for _, q := range s.succ[s.succOff[t.id]:s.succOff[t.id+1]] {
+	for _, q := range s.succ[s.succOff[t.ID()]:s.succOff[t.ID()+1]] {
 		s.npending[q]--
 		if s.npending[q] == 0 {
 			s.release(int(q), s.threadClock(w))
 		}
 	}
-	for _, b := range t.bufs {
-		s.wontUseDone(b.h, t)
+	for _, b := range t.Buffers() {
+		s.wontUseDone(b.H, t)
 	}
 	s.startKernel(w)
 	s.updateState(w)
@@ -1197,7 +1103,7 @@ func (s *Simulator) completeKernel(w *Worker, t *TaskState) {
 	}
 	s.nodes[w.Node].memoryFreed(s)
 	s.tidy(w.Node)
-	if w.Kind == GPUWorker && t.syncGPU {
+	if w.Kind == machine.GPUWorker && t.syncGPU {
 		s.resumeDriver(w.Node)
 	}
 }
@@ -1212,41 +1118,19 @@ func (s *Simulator) finalCheck() error {
 	for i := range s.dirs {
 		for _, d := range s.dirs[i] {
 			if d != nil && (len(d.queue) > 0 || d.issued > 0 || len(d.pend) > 0) {
-				return fmt.Errorf("check: %d copies %s->%s left queued at the end", len(d.queue), s.nodes[d.src].name, s.nodes[d.dst].name)
+				return fmt.Errorf("check: %d copies %s->%s left queued at the end", len(d.queue), s.nodes[d.src].Name, s.nodes[d.dst].Name)
 			}
 		}
 	}
-	used := make([]int64, len(s.nodes))
-	for _, h := range s.handles {
-		if h.nvalid() < 1 {
-			return fmt.Errorf("check: %s has no valid copy", h.h.Name)
-		}
-		if err := h.checkBits(); err != nil {
-			return err
-		}
-		for n := range h.reps {
-			r := &h.reps[n]
-			if r.refs != 0 || r.protect != 0 || r.incoming != nil {
-				return fmt.Errorf("check: %s on %s still pinned (refs %d, protect %d)", h.h.Name, s.nodes[n].name, r.refs, r.protect)
-			}
-			if r.allocated && n != 0 {
-				used[n] += h.size
-			}
-		}
+	if err := s.mem.CheckEnd(); err != nil {
+		return err
 	}
-	for n := 1; n < len(s.nodes); n++ {
-		if err := s.nodes[n].checkLRU(); err != nil {
-			return err
-		}
-		node := s.nodes[n]
-		if used[n] != node.used {
-			return fmt.Errorf("check: node %s accounts %d bytes, its copies hold %d", node.name, node.used, used[n])
-		}
-		if dev := int64(len(node.sub.chunks))*subChunkBytes + node.direct; dev != node.devUsed {
-			return fmt.Errorf("check: node %s accounts %d device bytes, its chunks and buffers take %d", node.name, node.devUsed, dev)
-		}
-		if err := node.sub.check(); err != nil {
-			return fmt.Errorf("check: node %s: %v", node.name, err)
+	for i := 0; i < s.mem.NumHandles(); i++ {
+		h := s.mem.Handle(i)
+		for n := range s.nodes {
+			if (h.Loading()&(1<<uint(n)) != 0) != (s.incoming[i*len(s.nodes)+n] != nil) {
+				return fmt.Errorf("check: %s on %s: loading bit and incoming copy disagree", h.Spec().Name, s.nodes[n].Name)
+			}
 		}
 	}
 	var counted float64
@@ -1291,7 +1175,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // meanwhile, submits the tasks whose inputs arrived, and pops.
 func (s *Simulator) blockWorker(n int, on bool) {
 	for _, w := range s.workers {
-		if w.Kind != GPUWorker || w.Node != n {
+		if w.Kind != machine.GPUWorker || w.Node != n {
 			continue
 		}
 		if on {

@@ -49,7 +49,7 @@ func TestFirstStepCopiesMatchStarPU(t *testing.T) {
 	if err != nil {
 		t.Skip("../shared/calibrations not found")
 	}
-	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, PrioritySched: "dmda"})
+	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960})
 	require.NoError(t, err)
 	o := runtime.DefaultOptions()
 	o.Sched, o.NCPU, o.NCUDA, o.Check = "dmda", 0, 3, true

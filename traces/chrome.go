@@ -8,6 +8,7 @@ import (
 
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // Process ids of the Chrome trace.
@@ -198,7 +199,7 @@ func (c *Chrome) meta(what string, pid, tid int, name string, sort int) {
 }
 
 // Start names the processes and one thread per worker.
-func (c *Chrome) Start(workers []*runtime.Worker, nodes []string) {
+func (c *Chrome) Start(workers []*machine.Worker, nodes []string) {
 	c.ready = c.newCounter(chromeSched, "ready tasks", "tasks")
 	for _, n := range nodes {
 		c.rc.node(n)
@@ -222,7 +223,7 @@ func (c *Chrome) Start(workers []*runtime.Worker, nodes []string) {
 // WorkerState closes the worker's previous state: a state other than Idle
 // and Executing (FetchingInput, ...) becomes a slice of its own on the
 // worker's thread (kernels are written by TaskDone).
-func (c *Chrome) WorkerState(tS float64, w *runtime.Worker, state string, task *runtime.TaskState) {
+func (c *Chrome) WorkerState(tS float64, w *machine.Worker, state string, task *runtime.TaskState) {
 	if w.ID < 0 || w.ID >= len(c.workers) {
 		return
 	}
@@ -359,7 +360,7 @@ func (c *Chrome) Push(tS float64, _ *runtime.TaskState) {
 }
 
 // Pop is a worker taking a task.
-func (c *Chrome) Pop(tS float64, _ *runtime.Worker, _ *runtime.TaskState) {
+func (c *Chrome) Pop(tS float64, _ *machine.Worker, _ *runtime.TaskState) {
 	c.rc.pop()
 	c.set(c.ready, nsOf(tS), c.rc.ready)
 }

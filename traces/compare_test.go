@@ -18,6 +18,8 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 // loadNative loads the native StarPU trace, skipping the test without it.
@@ -129,7 +131,7 @@ func TestKSDistance(t *testing.T) {
 // Chrome trace to dir/trace.json.
 func writeStarsimRun(t *testing.T, dir string, seed uint64) *runtime.Result {
 	t.Helper()
-	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, PrioritySched: "dmdas"})
+	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "rec"), 0o755))
 	var tasks, data, chrome bytes.Buffer
@@ -137,7 +139,7 @@ func writeStarsimRun(t *testing.T, dir string, seed uint64) *runtime.Result {
 	require.NoError(t, rw.WriteData(g.Handles))
 	ch := NewChrome(&chrome, Header{Tool: "test", Seed: seed})
 	opts := runtime.DefaultOptions()
-	opts.Sched, opts.Seed, opts.Durations = "dmdas", seed, runtime.DurNormal
+	opts.Sched, opts.Seed, opts.Durations = "dmdas", seed, cost.Normal
 	opts.Observer = Multi(rw, ch)
 	sim, err := runtime.New(calibrate.Default().RuntimeMachine(), g, opts)
 	require.NoError(t, err)

@@ -19,7 +19,7 @@ import (
 // machine and returns its tasks.rec, data.rec and Chrome trace: seeds
 // written by the tool, small enough for the fuzzer to minimize.
 func smallRun(tb testing.TB) (tasks, data, chrome []byte) {
-	g, err := models.New("cholesky", models.Options{N: 960 * 3, Block: 960, PrioritySched: "dmda"})
+	g, err := models.New("cholesky", models.Options{N: 960 * 3, Block: 960})
 	if err != nil {
 		tb.Fatal(err)
 	}

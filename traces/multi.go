@@ -3,6 +3,7 @@ package traces
 import (
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // Multi returns an Observer passing every event to each of obs in turn (nil
@@ -19,13 +20,13 @@ func Multi(obs ...runtime.Observer) runtime.Observer {
 
 type multi []runtime.Observer
 
-func (m multi) Start(workers []*runtime.Worker, nodes []string) {
+func (m multi) Start(workers []*machine.Worker, nodes []string) {
 	for _, o := range m {
 		o.Start(workers, nodes)
 	}
 }
 
-func (m multi) WorkerState(tS float64, w *runtime.Worker, state string, task *runtime.TaskState) {
+func (m multi) WorkerState(tS float64, w *machine.Worker, state string, task *runtime.TaskState) {
 	for _, o := range m {
 		o.WorkerState(tS, w, state, task)
 	}
@@ -55,7 +56,7 @@ func (m multi) Push(tS float64, t *runtime.TaskState) {
 	}
 }
 
-func (m multi) Pop(tS float64, w *runtime.Worker, t *runtime.TaskState) {
+func (m multi) Pop(tS float64, w *machine.Worker, t *runtime.TaskState) {
 	for _, o := range m {
 		o.Pop(tS, w, t)
 	}

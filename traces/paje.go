@@ -10,6 +10,7 @@ import (
 
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // Paje writes a Paje trace that pajeng's pj_dump reads, in StarPU's
@@ -360,7 +361,7 @@ func (p *Paje) line(code string, tS float64) []byte {
 
 // Start creates the containers: the program, one memory node with its
 // memory manager per node, one thread with its worker per worker.
-func (p *Paje) Start(workers []*runtime.Worker, nodes []string) {
+func (p *Paje) Start(workers []*machine.Worker, nodes []string) {
 	p.started = true
 	p.used = make([]int64, len(nodes))
 	p.state = make([]string, len(workers))
@@ -431,7 +432,7 @@ func (p *Paje) cont(b []byte, code string, tS float64) []byte {
 // WorkerState sets the worker's "WS" state. Executing uses StarPU's
 // extended record (20) whose value is the codelet name, with the task's
 // footprint, job id, submit order, priority and GFlop.
-func (p *Paje) WorkerState(tS float64, w *runtime.Worker, state string, task *runtime.TaskState) {
+func (p *Paje) WorkerState(tS float64, w *machine.Worker, state string, task *runtime.TaskState) {
 	var b []byte
 	if state == "Executing" && task != nil {
 		spec := task.Spec()
@@ -469,7 +470,7 @@ func (p *Paje) WorkerState(tS float64, w *runtime.Worker, state string, task *ru
 }
 
 // setLast records w's state value and says whether it was already so.
-func (p *Paje) setLast(w *runtime.Worker, alias string) bool {
+func (p *Paje) setLast(w *machine.Worker, alias string) bool {
 	if w.ID < 0 || w.ID >= len(p.state) {
 		return false
 	}
@@ -478,7 +479,7 @@ func (p *Paje) setLast(w *runtime.Worker, alias string) bool {
 	return same
 }
 
-func appendWorker(b []byte, w *runtime.Worker) []byte {
+func appendWorker(b []byte, w *machine.Worker) []byte {
 	b = append(b, "\tw"...)
 	b = strconv.AppendInt(b, int64(w.ID), 10)
 	return append(b, "\tWS\t"...)
@@ -576,7 +577,7 @@ func (p *Paje) Memory(tS float64, node string, event string, h *graph.Handle) {
 func (p *Paje) Push(tS float64, _ *runtime.TaskState) { p.ready++; p.nready(tS) }
 
 // Pop is a worker taking a task.
-func (p *Paje) Pop(tS float64, _ *runtime.Worker, _ *runtime.TaskState) { p.ready--; p.nready(tS) }
+func (p *Paje) Pop(tS float64, _ *machine.Worker, _ *runtime.TaskState) { p.ready--; p.nready(tS) }
 
 func (p *Paje) nready(tS float64) {
 	b := p.line("13", tS)

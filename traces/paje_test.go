@@ -32,7 +32,7 @@ type traceRecorder struct {
 	starts  int
 }
 
-func (r *traceRecorder) Start(ws []*runtime.Worker, nodes []string) {
+func (r *traceRecorder) Start(ws []*machine.Worker, nodes []string) {
 	r.nodes = append([]string(nil), nodes...)
 	for _, w := range ws {
 		r.workers = append(r.workers, w.Name)
@@ -53,7 +53,7 @@ func (r *traceRecorder) TaskDone(t *runtime.TaskState) {
 // calibration (CPUs and 4 GPUs) with obs.
 func traceCholesky(t *testing.T, obs runtime.Observer) *runtime.Result {
 	t.Helper()
-	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, PrioritySched: "dmdas"})
+	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
 	opts := runtime.DefaultOptions()
 	opts.Sched = "dmdas"
@@ -277,9 +277,9 @@ func TestPajeTiny(t *testing.T) {
 func TestPajeGolden(t *testing.T) {
 	var buf bytes.Buffer
 	p := NewPaje(&buf, Header{Tool: "starsim", Version: "1.2.3", Command: "starsim run --app cholesky\n--n 9600", Seed: 42})
-	p.Start([]*runtime.Worker{
-		{ID: 0, Name: "CPU0", Kind: runtime.CPUWorker, Arch: "cpu0", Node: 0},
-		{ID: 1, Name: "CUDA0", Kind: runtime.GPUWorker, Arch: "cuda0", Node: 1},
+	p.Start([]*machine.Worker{
+		{ID: 0, Name: "CPU0", Kind: machine.CPUWorker, Arch: "cpu0", Node: 0},
+		{ID: 1, Name: "CUDA0", Kind: machine.GPUWorker, Arch: "cuda0", Node: 1},
 	}, []string{"RAM", "CUDA0"})
 	require.NoError(t, p.Close())
 	golden := filepath.Join("testdata", "paje-header.golden")

@@ -4,6 +4,7 @@ import (
 	"github.com/starsim/starsim/internal/timeline"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // PanelRecorder is a runtime.Observer that records what a run panel shows
@@ -52,7 +53,7 @@ func NewPanelRecorder() *PanelRecorder {
 func (p *PanelRecorder) Timeline() *timeline.Timeline { return p.tl }
 
 // Start adds a row per worker and a memory series per GPU.
-func (p *PanelRecorder) Start(workers []*runtime.Worker, nodes []string) {
+func (p *PanelRecorder) Start(workers []*machine.Worker, nodes []string) {
 	for _, n := range nodes {
 		p.rc.node(n)
 	}
@@ -76,7 +77,7 @@ func (p *PanelRecorder) Start(workers []*runtime.Worker, nodes []string) {
 
 // WorkerState: executing a kernel (by name), fetching inputs, idle, or
 // another state of the runtime.
-func (p *PanelRecorder) WorkerState(tS float64, w *runtime.Worker, state string, task *runtime.TaskState) {
+func (p *PanelRecorder) WorkerState(tS float64, w *machine.Worker, state string, task *runtime.TaskState) {
 	if w.ID < 0 || w.ID >= len(p.rows) || p.rows[w.ID] < 0 {
 		return
 	}
@@ -125,7 +126,7 @@ func (p *PanelRecorder) Push(tS float64, _ *runtime.TaskState) {
 }
 
 // Pop is a worker taking one.
-func (p *PanelRecorder) Pop(tS float64, _ *runtime.Worker, _ *runtime.TaskState) {
+func (p *PanelRecorder) Pop(tS float64, _ *machine.Worker, _ *runtime.TaskState) {
 	p.rc.pop()
 	p.tl.Set(p.ready, float64(p.rc.ready), tS)
 }

@@ -11,13 +11,14 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
 )
 
 // TestPanelRecorder runs a small Cholesky with the recorder: each worker's
 // kernel time in the timeline is its tasks' time, the counters are the
 // groups a panel draws, and nothing is recorded past the makespan.
 func TestPanelRecorder(t *testing.T) {
-	g, err := models.New("cholesky", models.Options{N: 960 * 6, Block: 960, PrioritySched: "dmda"})
+	g, err := models.New("cholesky", models.Options{N: 960 * 6, Block: 960})
 	require.NoError(t, err)
 	rec := NewPanelRecorder()
 	kernelS := map[string]float64{}
@@ -62,13 +63,13 @@ func TestPanelRecorder(t *testing.T) {
 // taskTimes sums each worker's kernel time from TaskDone.
 type taskTimes map[string]float64
 
-func (m taskTimes) Start([]*runtime.Worker, []string)                                           {}
-func (m taskTimes) WorkerState(float64, *runtime.Worker, string, *runtime.TaskState)            {}
+func (m taskTimes) Start([]*machine.Worker, []string)                                           {}
+func (m taskTimes) WorkerState(float64, *machine.Worker, string, *runtime.TaskState)            {}
 func (m taskTimes) TransferStart(float64, uint64, string, string, int64, string, *graph.Handle) {}
 func (m taskTimes) TransferEnd(float64, uint64)                                                 {}
 func (m taskTimes) Memory(float64, string, string, *graph.Handle)                               {}
 func (m taskTimes) Push(float64, *runtime.TaskState)                                            {}
-func (m taskTimes) Pop(float64, *runtime.Worker, *runtime.TaskState)                            {}
+func (m taskTimes) Pop(float64, *machine.Worker, *runtime.TaskState)                            {}
 func (m taskTimes) End(float64)                                                                 {}
 func (m taskTimes) TaskDone(t *runtime.TaskState) {
 	m[t.Worker().Name] += t.EndS() - t.StartS()

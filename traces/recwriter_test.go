@@ -39,7 +39,7 @@ func closeRel(a, b float64) bool {
 // TestRecWriterRoundTrip runs a 8×8-tile Cholesky under dmdas on the
 // default machine with the writer as observer, then reads both files back.
 func TestRecWriterRoundTrip(t *testing.T) {
-	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, PrioritySched: "dmdas"})
+	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
 	var tasks, data bytes.Buffer
 	w := NewRecWriter(&tasks, &data, Header{Tool: "starsim", Version: "test", Command: "starsim run cholesky", Seed: 3})
@@ -97,7 +97,7 @@ func TestRecWriterRoundTrip(t *testing.T) {
 		byJob[*r.JobID] = r
 	}
 	require.Len(t, byJob, res.NTasks)
-	workers := map[int]*runtime.Worker{}
+	workers := map[int]*machine.Worker{}
 	for _, ts := range obs.tasks {
 		workers[ts.Worker().ID] = ts.Worker()
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/starsim/starsim/internal/srcerr"
-	"github.com/starsim/starsim/models/generation"
+	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime/graph"
 )
 
@@ -92,7 +92,7 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*graph.Graph, []string, error) {
 	gflops := 0.0
 	for i, t := range tasks {
 		r := t.r
-		task := graph.Task{ID: i, Name: r.Name, Model: r.Model, SyncGPU: generation.SyncGPUModel(r.Model)}
+		task := graph.Task{ID: i, Name: r.Name, Model: r.Model, SyncGPU: models.SyncGPUModel(r.Model)}
 		if task.Name == "" {
 			task.Name = r.Model
 		}
@@ -130,7 +130,7 @@ func Graph(recs []TaskRecord, o ReplayOptions) (*graph.Graph, []string, error) {
 		if o.StaticWorkerID {
 			task.Pinned, task.Worker = true, *r.WorkerID
 		}
-		if sym, ok := generation.ResolveModel(task.Model, o.HasModel); ok {
+		if sym, ok := models.ResolveModel(task.Model, o.HasModel); ok {
 			task.Model = sym
 		} else {
 			task.Pinned, task.Worker = true, *r.WorkerID

@@ -40,11 +40,12 @@ graph gives the result run gives.`
 
 func dagExportCmd() *cobra.Command {
 	return leaf("export [TASKS.rec]", "write a built-in application's task graph, or a tasks.rec's, as JSON", dagExportDoc, func(fs *pflag.FlagSet) runner {
-		app := fs.String("app", "cholesky", "application `APP`: "+strings.Join(models.Apps, " or "))
+		app := fs.String("app", "cholesky", "application `APP`: "+strings.Join(models.Names(), " or "))
 		n := fs.Int("n", 9600, "matrix order `N`")
 		block := fs.Int("block", 960, "tile size `B`")
 		double := fs.Bool("double", false, "double-precision tiles")
 		noPrio := fs.Bool("no-prio", false, "all task priorities 0")
+		ib := fs.Int("ib", 0, "QR's inner block size `IB` (default Chameleon's, 48)")
 		sched := fs.String("sched", "dmda", "the scheduler `S` whose priority range the application reads")
 		gen := fs.String("starpu-generation", "1.4", "the StarPU generation `G` whose graph and model names to write: 1.3 or 1.4")
 		blas := fs.String("blas", "", "LU's model-symbol BLAS suffix `B`: atlas, goto or openblas (default none)")
@@ -72,21 +73,28 @@ func dagExportCmd() *cobra.Command {
 				if err != nil || gn == generation.Auto {
 					return flagError("starpu-generation", *gen, "want 1.3 or 1.4")
 				}
+				if err := checkInnerBlock(set["ib"], *ib, []string{a}, []int{*block}); err != nil {
+					return err
+				}
 				prec := models.Single
 				if *double {
 					prec = models.Double
 				}
-				if err := checkGraphSize(a, *n, *block, prec, *sched); err != nil {
+				if err := checkGraphSize(a, *n, *block, prec); err != nil {
 					return err
 				}
-				g, err = models.New(a, models.Options{N: *n, Block: *block, Precision: prec, PrioritySched: *sched, NoPrio: *noPrio,
-					Generation: gn, BLASVariant: *blas})
+				prio, ok := prioRange(*sched)
+				if !ok {
+					return unknownScheduler("--sched", *sched)
+				}
+				g, err = models.New(a, models.Options{N: *n, Block: *block, Precision: prec, Prio: prio, NoPrio: *noPrio,
+					Generation: gn, BLASVariant: *blas, InnerBlock: *ib})
 				if err != nil {
 					return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
 				}
 				desc = fmt.Sprintf("exported by starsim %s: %s, priorities of %s", version, g.Name, *sched)
 			case 1:
-				for _, fl := range []string{"app", "n", "block", "double", "no-prio", "sched", "starpu-generation", "blas"} {
+				for _, fl := range []string{"app", "n", "block", "double", "no-prio", "sched", "starpu-generation", "blas", "ib"} {
 					if set[fl] {
 						return &usageError{fmt.Sprintf("--%s: the graph is the trace's (%s)", fl, pos[0])}
 					}

@@ -17,7 +17,7 @@ import (
 
 // dagReplaces lists the flags that describe a built-in application, which
 // --dag replaces.
-var dagReplaces = []string{"app", "n", "block", "double", "no-prio"}
+var dagReplaces = []string{"app", "n", "block", "double", "no-prio", "ib"}
 
 // validateDAG checks --dag's companions: no flag of a built-in
 // application, and --dag-rate's list.
@@ -173,7 +173,7 @@ func (f *sweepFlags) dagPlan(plan *sweep.Plan, set map[string]bool) error {
 		}
 		return nil
 	}
-	for _, fl := range []string{"app", "n", "block", "double", "plot", "plot-price"} {
+	for _, fl := range []string{"app", "n", "block", "double", "ib", "plot", "plot-price"} {
 		if set[fl] {
 			return &usageError{fmt.Sprintf("--%s does not go with --dag (the task graphs are the files'; plots draw against N)", fl)}
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // environ is where the CLI reads StarPU's variables and the host name.
@@ -102,7 +103,7 @@ type machineSetup struct {
 	// gen is the generation asked for (Auto: detect per calibration).
 	gen generation.Gen
 	// weights are the dm fitness weights (nil: StarPU's).
-	weights *runtime.DMWeights
+	weights *sched.DMWeights
 	// env lists the StarPU variables that took effect, "NAME=value".
 	env []string
 	// noted are the notes already written (once per command).
@@ -478,8 +479,8 @@ func limitMiB(name, v string) (int64, error) {
 // weights resolves the dm fitness weights: each of --sched-alpha, -beta,
 // -gamma, else STARPU_SCHED_ALPHA, _BETA, _GAMMA, else StarPU's default.
 // StarPU reads them as C floats (strtof): the value is rounded to float32.
-func (m *machineFlags) weights(s *machineSetup, stderr io.Writer) (*runtime.DMWeights, error) {
-	w := runtime.DefaultDMWeights
+func (m *machineFlags) weights(s *machineSetup, stderr io.Writer) (*sched.DMWeights, error) {
+	w := sched.DefaultDMWeights
 	given := false
 	for _, k := range []struct {
 		flag, env, val string

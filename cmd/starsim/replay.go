@@ -13,6 +13,7 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/internal/inputfile"
+	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/traces"
@@ -101,9 +102,9 @@ func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing b
 		if r.Model == "" || used[r.Model] {
 			continue
 		}
-		if sym, ok := generation.ResolveModel(r.Model, readable); ok {
+		if sym, ok := models.ResolveModel(r.Model, readable); ok {
 			used[sym] = true
-		} else if sym, ok := generation.ResolveModel(r.Model, known); ok {
+		} else if sym, ok := models.ResolveModel(r.Model, known); ok {
 			for _, u := range cal.Unreadable {
 				if u.Model == sym {
 					return nil, fmt.Errorf("%w (model %s, needed by the trace's %s tasks, could not be read)", u.Err(), sym, r.Model)
@@ -141,7 +142,7 @@ func calibrationFlops(cal *calibrate.File, readable func(string) bool) func(stri
 		}
 	}
 	return func(model string, fp uint32) (float64, bool) {
-		sym, ok := generation.ResolveModel(model, readable)
+		sym, ok := models.ResolveModel(model, readable)
 		if !ok {
 			return 0, false
 		}

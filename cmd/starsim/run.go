@@ -23,7 +23,9 @@ import (
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/agent"
+	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sched"
 	"github.com/starsim/starsim/traces"
 )
 
@@ -60,6 +62,7 @@ type runFlags struct {
 	durations              string
 	seed                   uint64
 	double, noPrio, asJSON bool
+	ib                     int // QR's inner block size (0: Chameleon's default)
 	check, noPrefetch      bool
 	noTransferFactor       bool
 	noHiddenHoles          bool
@@ -73,7 +76,7 @@ type runFlags struct {
 	// schedTimeout bounds an external scheduler's replies (s, wall
 	// clock); newSched makes it (nil: the registry's --sched).
 	schedTimeout float64
-	newSched     func() runtime.Scheduler
+	newSched     func() sched.Scheduler
 	stderr       io.Writer
 	cpuProfile   string
 	command      string
@@ -92,11 +95,12 @@ func runCmd(cmdline string) *cobra.Command {
 	return leaf("run", "predict an application's performance (Cholesky, LU) on a calibrated machine", runDoc, func(fs *pflag.FlagSet) runner {
 		f := &runFlags{}
 		f.register(fs, "run", cmdline)
-		fs.StringVar(&f.app, "app", "cholesky", "application `APP`: "+strings.Join(models.Apps, " or "))
+		fs.StringVar(&f.app, "app", "cholesky", "application `APP`: "+strings.Join(models.Names(), " or "))
 		fs.IntVar(&f.n, "n", 9600, "matrix order `N`")
 		fs.IntVar(&f.block, "block", 960, "tile size `B` (N must be a multiple)")
 		fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
 		fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
+		fs.IntVar(&f.ib, "ib", 0, "QR's inner block size `IB` (the rows of its T tiles; default Chameleon's, 48)")
 		fs.StringVar(&f.dag, "dag", "", "run the task graph of `FILE` instead of a built-in application: starsim's JSON format, DOT (DAGGEN, SimGrid) or WfCommons' WfFormat")
 		fs.StringVar(&f.dagRate, "dag-rate", "", "with --dag: derive durations from the tasks' flops where the file gives none, per arch or kind (`ARCH=FLOPS,...`: cpu=2e10,cuda=7e12)")
 		return func(pos []string, stdout, stderr io.Writer) error {
@@ -262,7 +266,11 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 		g   *graph.Graph
 		err error
 	}
-	o := models.Options{N: f.n, Block: f.block, Precision: prec, PrioritySched: f.sched, NoPrio: f.noPrio}
+	prio, ok := prioRange(f.sched)
+	if !ok {
+		return nil, flagError("sched", f.sched, "unknown scheduler (known: %s)", strings.Join(sched.Names(), ", "))
+	}
+	o := models.Options{N: f.n, Block: f.block, Precision: prec, Prio: prio, NoPrio: f.noPrio, InnerBlock: f.ib}
 	graph := make(chan built, 1)
 	go func() {
 		g, err := models.New(f.app, o)
@@ -288,7 +296,8 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error
 		used[k.Symbol] = true
 	}
 	reportModels(stderr, mc, used)
-	if def, _ := generation.Kernels(f.app, generation.V14, f.double); res.Gen != generation.V14 || !sameSymbols(def, res.Kernels) {
+	app, _ := models.Lookup(f.app) // resolved: known
+	if def := app.Kernels(generation.V14, f.double); res.Gen != generation.V14 || !sameSymbols(def, res.Kernels) {
 		o.Generation, o.Symbols = res.Gen, res.Symbols()
 		if b.g, err = models.New(f.app, o); err != nil {
 			return nil, &usageError{strings.TrimPrefix(err.Error(), "models: ")}
@@ -377,7 +386,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUTransferFactor = !f.noTransferFactor
 	opts.StarPUHiddenHoles = !f.noHiddenHoles
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
-	opts.Durations = runtime.Durations(f.durations)
+	opts.Durations = cost.Durations(f.durations)
 	if f.explainTask >= len(g.Tasks) {
 		return nil, &usageError{fmt.Sprintf("--explain-task %d: the graph has %d tasks (ids 0 to %d)", f.explainTask, len(g.Tasks), len(g.Tasks)-1)}
 	}

@@ -23,6 +23,8 @@ import (
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/agent"
+	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 const sweepDoc = `
@@ -52,7 +54,7 @@ into the same bytes as the unsharded sweep.`
 type sweepFlags struct {
 	mf                                          machineFlags
 	apps, ns, blocks, scheds, durations         string
-	ncpu, ncuda, jobs                           int
+	ncpu, ncuda, jobs, ib                       int
 	seed                                        uint64
 	double, check                               bool
 	sample                                      float64
@@ -67,7 +69,7 @@ func sweepCmd() *cobra.Command {
 	c := leaf("sweep", "run many predictions (sizes, schedulers, what-if machines); CSV, JSON, plots, shards", sweepDoc, func(fs *pflag.FlagSet) runner {
 		f := &sweepFlags{}
 		f.mf.register(fs, true, true)
-		fs.StringVar(&f.apps, "app", "cholesky", "applications `APP`: "+strings.Join(models.Apps, ", ")+", comma-separated")
+		fs.StringVar(&f.apps, "app", "cholesky", "applications `APP`: "+strings.Join(models.Names(), ", ")+", comma-separated")
 		fs.StringVar(&f.ns, "n", "9600:38400:9600", "matrix orders `N`: comma-separated, or a range FROM:TO:STEP")
 		fs.StringVar(&f.blocks, "block", "960", "tile sizes `B`, comma-separated")
 		fs.StringVar(&f.scheds, "sched", "dmda,dmdar,dmdas", "schedulers `S`, comma-separated: "+schedulerChoices())
@@ -77,6 +79,7 @@ func sweepCmd() *cobra.Command {
 		fs.StringVar(&f.durations, "durations", "mean", "kernel durations `D`: mean, normal or histogram (seeded)")
 		fs.Uint64Var(&f.seed, "seed", 1, "seed `S` of every random choice")
 		fs.BoolVar(&f.double, "double", false, "double-precision tiles")
+		fs.IntVar(&f.ib, "ib", 0, "QR's inner block size `IB` (default Chameleon's, 48)")
 		fs.BoolVar(&f.check, "check", false, "verify every run's invariants")
 		fs.Float64Var(&f.sample, "sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of `S` seconds (0: none)")
 		fs.StringVar(&f.price, "price", "", "JSON `FILE` of prices: device model -> price, \"cpu\" -> host price")
@@ -118,7 +121,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 		}
 		return "--" + flag
 	}
-	plan := &sweep.Plan{Double: f.double}
+	plan := &sweep.Plan{Double: f.double, InnerBlock: f.ib}
 	if err := f.dagPlan(plan, set); err != nil {
 		return err
 	}
@@ -147,13 +150,13 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 				return err
 			}
 			if plan.NewSchedulers == nil {
-				plan.NewSchedulers = map[string]func() runtime.Scheduler{}
+				plan.NewSchedulers = map[string]func() sched.Scheduler{}
 			}
 			plan.NewSchedulers[s], hasExternal = mk, true
 			continue
 		}
-		if !slices.Contains(runtime.SchedulerNames(), s) {
-			return sourceError(src("sched"), f.scheds, "unknown scheduler %q (known: %s; or %sCOMMAND)", s, strings.Join(runtime.SchedulerNames(), ", "), agent.Prefix)
+		if !slices.Contains(sched.Names(), s) {
+			return sourceError(src("sched"), f.scheds, "unknown scheduler %q (known: %s; or %sCOMMAND)", s, strings.Join(sched.Names(), ", "), agent.Prefix)
 		}
 	}
 	if set["sched-timeout"] && !hasExternal {
@@ -163,6 +166,9 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 		return err
 	}
 	if plan.Blocks, err = parseInts("block", f.blocks, false, maxSweepJobs); err != nil {
+		return err
+	}
+	if err := checkInnerBlock(set["ib"], f.ib, plan.Apps, plan.Blocks); err != nil {
 		return err
 	}
 	for _, c := range []struct {
@@ -181,8 +187,8 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	}
 	o := runtime.DefaultOptions()
 	o.NCPU, o.NCUDA, o.Seed, o.Check, o.SampleIntervalS = f.ncpu, f.ncuda, f.seed, f.check, f.sample
-	switch d := runtime.Durations(f.durations); d {
-	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
+	switch d := cost.Durations(f.durations); d {
+	case cost.Mean, cost.Normal, cost.Histogram:
 		o.Durations = d
 	default:
 		return flagError("durations", f.durations, "want mean, normal or histogram")
@@ -359,7 +365,8 @@ func warnSweepUncalibrated(stderr io.Writer, plan *sweep.Plan) error {
 				return err
 			}
 			for _, b := range plan.Blocks {
-				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, PrioritySched: plan.Scheds[0], Generation: res.Gen, Symbols: res.Symbols()})
+				prio, _ := prioRange(plan.Scheds[0]) // checked: known
+				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, Prio: prio, Generation: res.Gen, Symbols: res.Symbols(), InnerBlock: plan.InnerBlock})
 				if err != nil {
 					return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
 				}

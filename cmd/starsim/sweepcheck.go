@@ -163,10 +163,10 @@ func checkSweepSize(plan *sweep.Plan, jobs []sweep.Job, par int) error {
 		}
 		for _, b := range plan.Blocks {
 			for _, n := range plan.Ns {
-				if err := checkGraphSize(app, n, b, prec, plan.Scheds[0]); err != nil {
+				if err := checkGraphSize(app, n, b, prec); err != nil {
 					return err
 				}
-				t, _, _, _ := models.Size(app, models.Options{N: n, Block: b, Precision: prec, PrioritySched: plan.Scheds[0]})
+				t, _, _, _ := models.Size(app, models.Options{N: n, Block: b, Precision: prec})
 				size[key{app, b, n}] = t
 			}
 		}

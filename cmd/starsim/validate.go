@@ -19,6 +19,8 @@ import (
 	"github.com/starsim/starsim/internal/bytesize"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // Budgets of one command (documented in the README).
@@ -156,13 +158,13 @@ func (f *runFlags) validateCommon(cmd string) error {
 		if f.newSched, err = externalScheduler(f.source("sched"), f.sched, f.stderr, timeout); err != nil {
 			return err
 		}
-	} else if !slices.Contains(runtime.SchedulerNames(), f.sched) {
+	} else if !slices.Contains(sched.Names(), f.sched) {
 		return unknownScheduler(f.source("sched"), f.sched)
 	} else if f.set["sched-timeout"] {
 		return flagError("sched-timeout", f.schedTimeout, "only with --sched external:COMMAND")
 	}
-	switch runtime.Durations(f.durations) {
-	case runtime.DurMean, runtime.DurNormal, runtime.DurHistogram:
+	switch cost.Durations(f.durations) {
+	case cost.Mean, cost.Normal, cost.Histogram:
 	default:
 		return flagError("durations", f.durations, "want mean, normal or histogram")
 	}
@@ -198,29 +200,47 @@ func (f *runFlags) validateRun() error {
 	if err := f.validateCommon("run"); err != nil {
 		return err
 	}
-	if _, err := lookupApp(f.app); err != nil {
+	app, err := lookupApp(f.app)
+	if err != nil {
+		return err
+	}
+	if err := checkInnerBlock(f.set["ib"], f.ib, []string{app}, []int{f.block}); err != nil {
 		return err
 	}
 	prec := models.Single
 	if f.double {
 		prec = models.Double
 	}
-	return checkGraphSize(f.app, f.n, f.block, prec, f.sched)
+	return checkGraphSize(f.app, f.n, f.block, prec)
+}
+
+// checkInnerBlock checks --ib: QR's only, from 1 to every block size.
+func checkInnerBlock(set bool, ib int, apps []string, blocks []int) error {
+	if !set {
+		return nil
+	}
+	if !slices.Contains(apps, "qr") {
+		return flagError("ib", ib, "QR's inner block size: only with --app qr")
+	}
+	for _, b := range blocks {
+		if ib < 1 || ib > b {
+			return flagError("ib", ib, "want an inner block size from 1 to the block size (%d)", b)
+		}
+	}
+	return nil
 }
 
 // lookupApp checks an application name.
 func lookupApp(app string) (string, error) {
-	for _, a := range models.Apps {
-		if strings.EqualFold(a, app) {
-			return a, nil
-		}
+	if a, ok := models.Lookup(app); ok {
+		return a.Name, nil
 	}
-	return "", flagError("app", app, "unknown application (want %s)", strings.Join(models.Apps, " or "))
+	return "", flagError("app", app, "unknown application (want %s)", strings.Join(models.Names(), " or "))
 }
 
 // checkGraphSize checks --n and --block, and the graph's size against the
 // budget, without building it.
-func checkGraphSize(app string, n, block int, prec models.Precision, sched string) error {
+func checkGraphSize(app string, n, block int, prec models.Precision) error {
 	if n <= 0 {
 		return flagError("n", n, "want a matrix order > 0")
 	}
@@ -233,7 +253,7 @@ func checkGraphSize(app string, n, block int, prec models.Precision, sched strin
 	if b := float64(n) * float64(n) * float64(prec.ElemBytes()); b > maxMatrixBytes {
 		return flagError("n", n, "a %s matrix of %.3g bytes: at most %d (1 PiB)", prec, b, int64(maxMatrixBytes))
 	}
-	tasks, handles, _, err := models.Size(app, models.Options{N: n, Block: block, Precision: prec, PrioritySched: sched})
+	tasks, handles, _, err := models.Size(app, models.Options{N: n, Block: block, Precision: prec})
 	if err != nil {
 		return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
 	}

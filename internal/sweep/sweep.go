@@ -15,6 +15,7 @@ import (
 	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // Machine is one calibration to sweep, after any what-if transform; Label
@@ -60,14 +61,17 @@ type Plan struct {
 	Blocks   []int
 	Ns       []int
 	Double   bool
-	Options  runtime.Options
+	// InnerBlock is QR's inner block size (0: Chameleon's default).
+	InnerBlock int
+	Options    runtime.Options
 	// DAGs holds the task graphs read from files: an App that names one
 	// runs it (once per machine and scheduler: it has no block size nor
 	// N). The runs only read them.
 	DAGs map[string]*graph.Graph
 	// NewSchedulers makes the schedulers of Scheds the registry does not
-	// hold (external agents), by name.
-	NewSchedulers map[string]func() runtime.Scheduler
+	// hold (external agents), by name. They set no priority range: StarPU's
+	// default for such a policy, 0..0.
+	NewSchedulers map[string]func() sched.Scheduler
 }
 
 // Job is one run of a plan. Index is its place in the plan's fixed order:
@@ -269,7 +273,14 @@ func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generati
 	if err != nil {
 		return nil, nil, o, err
 	}
-	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, PrioritySched: j.Sched, NoPrio: false,
+	prio, ok := sched.PriorityRange(j.Sched)
+	if p.NewSchedulers[j.Sched] != nil {
+		prio, ok = graph.PrioRange{}, true
+	}
+	if !ok {
+		return nil, nil, o, fmt.Errorf("unknown scheduler %q", j.Sched)
+	}
+	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, Prio: prio, NoPrio: false, InnerBlock: p.InnerBlock,
 		Generation: res.Gen, Symbols: res.Symbols()})
 	if err != nil {
 		return nil, nil, o, err

@@ -14,12 +14,13 @@ import (
 	"github.com/starsim/starsim/internal/synthsampling"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/cost"
 )
 
 func smallPlan() *Plan {
 	o := runtime.DefaultOptions()
 	o.Check = true
-	o.Durations = runtime.DurNormal // random durations: determinism must not depend on goroutines
+	o.Durations = cost.Normal // random durations: determinism must not depend on goroutines
 	o.Seed = 3
 	return &Plan{Machines: []Machine{{Label: "default", File: calibrate.Default(), PriceUnits: 40000}},
 		Apps: []string{"cholesky", "lu"}, Scheds: []string{"dmda", "dmdas"}, Blocks: []int{960},

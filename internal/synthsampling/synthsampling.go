@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/starsim/starsim/calibrate/starpu"
+	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
 )
 
@@ -77,12 +78,12 @@ func Write(dir string, o Options) error {
 			apps = append(apps, app{"lu", true, s})
 		}
 	}
+	if o.Gen != generation.V13 && o.Gen != generation.V14 {
+		return fmt.Errorf("synthsampling: no model names for generation %s", o.Gen)
+	}
 	for _, a := range apps {
-		ks, err := generation.Kernels(a.name, o.Gen, a.double)
-		if err != nil {
-			return err
-		}
-		for _, k := range ks {
+		app, _ := models.Lookup(a.name)
+		for _, k := range app.Kernels(o.Gen, a.double) {
 			var b strings.Builder
 			m := model(o, k.Kernel, a.double)
 			if err := m.Write(&b); err != nil {

@@ -18,10 +18,10 @@ import (
 // priorities of a sorted scheduler (not all 0).
 func builtins(t *testing.T) map[string]*graph.Graph {
 	out := map[string]*graph.Graph{}
-	for _, app := range models.Apps {
+	for _, app := range models.Names() {
 		for _, gen := range []generation.Gen{generation.V14, generation.V13} {
 			for _, prec := range []models.Precision{models.Single, models.Double} {
-				g, err := models.New(app, models.Options{N: 4800, Block: 960, Precision: prec, PrioritySched: "dmdas", Generation: gen})
+				g, err := models.New(app, models.Options{N: 4800, Block: 960, Precision: prec, Prio: graph.UnboundedPrio, Generation: gen})
 				require.NoError(t, err)
 				out[g.Name] = g
 			}
@@ -46,7 +46,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 // (the whole Result: makespan, per-worker counts, transfers, memory).
 func TestExportedRunsTheSame(t *testing.T) {
 	m := calibrate.Default().RuntimeMachine()
-	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, PrioritySched: "dmdas"})
+	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, Write(&buf, g, ""))

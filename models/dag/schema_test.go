@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/runtime/graph"
 )
 
 func compileSchema(t *testing.T) *jsonschema.Schema {
@@ -31,7 +32,7 @@ func schemaErr(t *testing.T, sch *jsonschema.Schema, doc []byte) error {
 // docs/, and refuses documents the reader refuses: the two cannot drift.
 func TestSchemaAcceptsWrittenAndExamples(t *testing.T) {
 	sch := compileSchema(t)
-	g, err := models.New("lu", models.Options{N: 2880, Block: 960, PrioritySched: "dmdas"})
+	g, err := models.New("lu", models.Options{N: 2880, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, Write(&buf, g, "d"))

@@ -1,23 +1,12 @@
 // Package generation knows the two generations of StarPU's dense linear
-// algebra examples as calibrations see them: the model symbols each names
-// its kernels with, their BLAS-suffixed variants, and how to tell from a
-// calibration's symbols which generation wrote it.
-//
-//	kernel    StarPU 1.3 (Debian, Ubuntu)       StarPU 1.4
-//	POTRF     chol_model_11                     chol_model_potrf
-//	TRSM      chol_model_21                     chol_model_trsm
-//	SYRK      (none: a GEMM of chol_model_22)   chol_model_syrk
-//	GEMM      chol_model_22                     chol_model_gemm
-//	GETRF     starpu_Xlu_lu_model_11            starpu_Xlu_lu_model_getrf
-//	TRSM_LL   starpu_Xlu_lu_model_12            starpu_Xlu_lu_model_trsm_ll
-//	TRSM_RU   starpu_Xlu_lu_model_21            starpu_Xlu_lu_model_trsm_ru
-//	GEMM      starpu_Xlu_lu_model_22            starpu_Xlu_lu_model_gemm
-//
-// X is s (float) or d (double). The LU symbols may carry the suffix of the
-// BLAS StarPU was built with (_atlas, _goto, _openblas: xlu_kernels.c of
-// both generations); the Cholesky ones never do. Cholesky in double is a
-// starsim extension with the float symbols (element sizes are not hashed
-// into footprints).
+// algebra examples as calibrations see them: StarPU 1.3 (the version
+// Debian and Ubuntu package) and 1.4 name the examples' kernel models
+// differently (chol_model_11 against chol_model_potrf, ...), and a StarPU
+// build may append its BLAS's suffix (_atlas, _goto, _openblas) to some.
+// Given an application's kernels in both generations (the models package's
+// registry declares them) and what a calibration holds, Resolve decides
+// which generation's graph runs and under which symbols; ResolveModel
+// finds a calibration's name for a symbol a trace recorded.
 package generation
 
 import (
@@ -65,32 +54,6 @@ func Parse(s string) (Gen, error) {
 // BLAS suffix.
 type KernelSymbol struct{ Kernel, Symbol string }
 
-// Kernels lists app's kernels ("cholesky" or "lu") in generation g (V13 or
-// V14) with their model symbols, in submission order of first use.
-func Kernels(app string, g Gen, double bool) ([]KernelSymbol, error) {
-	if g != V13 && g != V14 {
-		return nil, fmt.Errorf("generation: no kernels for generation %s", g)
-	}
-	old := g == V13
-	switch strings.ToLower(app) {
-	case "cholesky":
-		if old {
-			return []KernelSymbol{{"POTRF", "chol_model_11"}, {"TRSM", "chol_model_21"}, {"GEMM", "chol_model_22"}}, nil
-		}
-		return []KernelSymbol{{"POTRF", "chol_model_potrf"}, {"TRSM", "chol_model_trsm"}, {"SYRK", "chol_model_syrk"}, {"GEMM", "chol_model_gemm"}}, nil
-	case "lu":
-		p := "starpu_slu_lu_model_"
-		if double {
-			p = "starpu_dlu_lu_model_"
-		}
-		if old {
-			return []KernelSymbol{{"GETRF", p + "11"}, {"TRSM_LL", p + "12"}, {"TRSM_RU", p + "21"}, {"GEMM", p + "22"}}, nil
-		}
-		return []KernelSymbol{{"GETRF", p + "getrf"}, {"TRSM_LL", p + "trsm_ll"}, {"TRSM_RU", p + "trsm_ru"}, {"GEMM", p + "gemm"}}, nil
-	}
-	return nil, fmt.Errorf("generation: unknown application %q (want cholesky or lu)", app)
-}
-
 // BLASSuffixes are the suffixes StarPU's LU example appends to its model
 // symbols for the BLAS it was built with, in the order its #ifdef chain
 // tries them (xlu_kernels.c). "" (none) comes first.
@@ -99,36 +62,20 @@ var BLASSuffixes = []string{"", "_atlas", "_goto", "_openblas"}
 // replaySuffixes are the suffixes a recorded symbol may carry.
 var replaySuffixes = []string{"_openblas", "_atlas", "_goto", "_mkl", "_cublas"}
 
-// pairs are the kernels' names in the two generations: Cholesky's
-// 11/21/22 and LU's 11/12/21/22 against the 1.4 names.
-var pairs = [][2]string{
-	{"chol_model_11", "chol_model_potrf"}, {"chol_model_21", "chol_model_trsm"},
-	{"chol_model_22", "chol_model_gemm"},
-	{"_lu_model_11", "_lu_model_getrf"}, {"_lu_model_12", "_lu_model_trsm_ll"},
-	{"_lu_model_21", "_lu_model_trsm_ru"}, {"_lu_model_22", "_lu_model_gemm"},
-}
-
-// SyncGPUModel says whether a model symbol is one of the panel
-// factorisations StarPU's examples declare without STARPU_CUDA_ASYNC
-// (Cholesky's POTRF, LU's GETRF, either generation's name, any BLAS
-// suffix): their GPU kernel is synchronous.
-func SyncGPUModel(sym string) bool {
+// TrimBLAS drops the BLAS suffixes a recorded symbol may carry.
+func TrimBLAS(sym string) string {
 	for _, s := range replaySuffixes {
 		sym = strings.TrimSuffix(sym, s)
 	}
-	for _, k := range []string{"chol_model_11", "chol_model_potrf", "_lu_model_11", "_lu_model_getrf"} {
-		if strings.HasSuffix(sym, k) {
-			return true
-		}
-	}
-	return false
+	return sym
 }
 
 // ResolveModel finds a calibration's name for a recorded model symbol (a
 // trace's Model field): the symbol itself, else its other generation's
-// name, each with the recorded BLAS suffix, without, or with another one.
-// Without has, the symbol is kept.
-func ResolveModel(sym string, has func(string) bool) (string, bool) {
+// name (renames pairs the endings of a kernel's 1.3 and 1.4 symbols), each
+// with the recorded BLAS suffix, without, or with another one. Without has,
+// the symbol is kept.
+func ResolveModel(sym string, renames [][2]string, has func(string) bool) (string, bool) {
 	if has == nil {
 		return sym, true
 	}
@@ -139,7 +86,7 @@ func ResolveModel(sym string, has func(string) bool) (string, bool) {
 		}
 	}
 	cands := []string{base}
-	for _, p := range pairs {
+	for _, p := range renames {
 		for _, pair := range [][2]string{{p[0], p[1]}, {p[1], p[0]}} {
 			if strings.HasSuffix(base, pair[0]) {
 				cands = append(cands, strings.TrimSuffix(base, pair[0])+pair[1])

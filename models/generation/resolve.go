@@ -27,8 +27,9 @@ type Resolution struct {
 	// Suffix is the BLAS suffix the symbols carry ("" none), "mixed" when
 	// the kernels could not all take the same.
 	Suffix string
-	// Variant says, for LU, which BLAS variant was taken and which others
-	// the calibration has; "" for Cholesky.
+	// Variant says, for an application whose symbols carry BLAS suffixes,
+	// which BLAS variant was taken and which others the calibration has;
+	// "" otherwise.
 	Variant string
 	// Unreadable are the kernels whose chosen symbol names a model file
 	// that could not be read (the work needs it: an error for the caller,
@@ -130,22 +131,19 @@ func pick(base []KernelSymbol, status func(string) Status) candidate {
 	return c
 }
 
-// Resolve decides which generation's graph app ("cholesky" or "lu") runs
-// with and which model symbols it uses, given what the calibration holds
+// Resolve decides which generation's graph app runs with and which model
+// symbols it uses, given its kernels in 1.4 and 1.3 (k14, k13), whether
+// they may carry a BLAS suffix (blas) and what the calibration holds
 // (status). want is the generation asked for, Auto to detect it: the
 // generation all of whose kernels have a model; when both do, 1.4 unless
 // only 1.3's models can all be read; when neither does, the one with more
 // kernels present (1.4 on a tie), which then fails. A kernel without any
 // model in the chosen generation is an error naming what was looked for;
 // a kernel whose only model is unreadable is listed in Unreadable.
-func Resolve(app string, double bool, want Gen, status func(string) Status) (*Resolution, error) {
+func Resolve(app string, k14, k13 []KernelSymbol, blas bool, want Gen, status func(string) Status) (*Resolution, error) {
 	var cands []candidate
-	for _, g := range []Gen{V14, V13} {
-		base, err := Kernels(app, g, double)
-		if err != nil {
-			return nil, err
-		}
-		c := pick(base, status)
+	for i, g := range []Gen{V14, V13} {
+		c := pick([][]KernelSymbol{k14, k13}[i], status)
 		c.gen = g
 		cands = append(cands, c)
 	}
@@ -203,8 +201,8 @@ func Resolve(app string, double bool, want Gen, status func(string) Status) (*Re
 		var looked []string
 		for _, k := range ch.missing {
 			s := k.Symbol
-			if strings.EqualFold(app, "lu") {
-				s += "[_atlas|_goto|_openblas]"
+			if blas {
+				s += "[" + strings.Join(BLASSuffixes[1:], "|") + "]"
 			}
 			looked = append(looked, k.Kernel+" ("+s+")")
 		}
@@ -228,7 +226,7 @@ func Resolve(app string, double bool, want Gen, status func(string) Status) (*Re
 			r.Unreadable = append(r.Unreadable, ch.kernels[i])
 		}
 	}
-	if strings.EqualFold(app, "lu") {
+	if blas {
 		r.Variant = variantText(ch)
 	}
 	return r, nil

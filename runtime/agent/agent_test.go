@@ -19,6 +19,7 @@ import (
 	"github.com/starsim/starsim/runtime/agent"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 func python(t *testing.T) string {
@@ -53,14 +54,14 @@ type outcome struct {
 }
 
 // simulate runs g on m under sched, or under the agent cfg when set.
-func simulate(t *testing.T, m *machine.Machine, g *graph.Graph, sched string, cfg *agent.Config, tune func(*runtime.Options)) outcome {
+func simulate(t *testing.T, m *machine.Machine, g *graph.Graph, name string, cfg *agent.Config, tune func(*runtime.Options)) outcome {
 	t.Helper()
 	o := runtime.DefaultOptions()
-	o.Sched = sched
+	o.Sched = name
 	var s *agent.Scheduler
 	if cfg != nil {
 		o.Sched = cfg.Name
-		o.NewScheduler = func() runtime.Scheduler { s = agent.New(cfg); return s }
+		o.NewScheduler = func() sched.Scheduler { s = agent.New(cfg); return s }
 	}
 	log := &taskLog{rows: map[int][3]any{}}
 	o.Observer = log
@@ -81,8 +82,10 @@ func config(t *testing.T, args ...string) *agent.Config {
 	return &agent.Config{Name: "external:" + strings.Join(args, " "), Args: args, Timeout: 20 * time.Second}
 }
 
-func cholesky(t *testing.T, n int, sched string) *graph.Graph {
-	g, err := models.New("cholesky", models.Options{N: n, Block: 960, PrioritySched: sched})
+func cholesky(t *testing.T, n int, name string) *graph.Graph {
+	prio, ok := sched.PriorityRange(name)
+	require.True(t, ok, name)
+	g, err := models.New("cholesky", models.Options{N: n, Block: 960, Prio: prio})
 	require.NoError(t, err)
 	return g
 }

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/starsim/starsim/runtime"
-	"github.com/starsim/starsim/runtime/graph"
-	rtm "github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // Prefix starts the --sched value of an external scheduler.
@@ -103,35 +102,26 @@ func SplitCommand(s string) ([]string, error) {
 	return words, nil
 }
 
-// simInfo is what the scheduler reads of the simulator beyond its View.
-type simInfo interface {
-	Graph() *graph.Graph
-	Machine() *rtm.Machine
-	MemoryNodes() []runtime.MemoryNode
-}
-
-// Scheduler is a runtime.Scheduler whose decisions an agent process
-// makes. It keeps, per worker, a queue of the tasks the agent placed
-// there (first in, first out) and the bookkeeping StarPU's dmda keeps to
-// predict when each worker is free, which it reports to the agent. It
-// starts the agent at its first push, so that a run that is only
-// prepared (a sweep's dry run) starts none.
+// Scheduler is a sched.Scheduler whose decisions an agent process makes.
+// It keeps, per worker, a queue of the tasks the agent placed there (first
+// in, first out) and the bookkeeping StarPU's dmda keeps to predict when
+// each worker is free, which it reports to the agent. It starts the agent
+// at its first push, so that a run that is only prepared (a sweep's dry
+// run) starts none. A failure stops the run (View.Fail) and is Close's
+// error.
 type Scheduler struct {
 	cfg     *Config
-	v       runtime.View
-	info    simInfo
+	v       *sched.View
 	proc    *Process
 	started bool
 	err     error
 	seq     int
 	name    string // the agent's, from its hello
 
-	queues [][]*runtime.TaskState // per worker, placed by the agent
-	held   map[int]*runtime.TaskState
-	limbo  []*runtime.TaskState // pushed after a failure: never run
+	queues [][]*sched.Task // per worker, placed by the agent
+	held   map[int]*sched.Task
 	dm     []dmWorker
 	pred   map[int]dmTask
-	power  map[string]rtm.Power
 }
 
 // dmWorker is dmda's per-worker prediction state (µs).
@@ -142,25 +132,18 @@ type dmTask struct{ lengthUS, penPrimeUS float64 }
 
 // New makes the scheduler of one run.
 func New(cfg *Config) *Scheduler {
-	return &Scheduler{cfg: cfg, held: map[int]*runtime.TaskState{}, pred: map[int]dmTask{}}
+	return &Scheduler{cfg: cfg, held: map[int]*sched.Task{}, pred: map[int]dmTask{}}
 }
 
-// Init implements runtime.Scheduler.
-func (s *Scheduler) Init(v runtime.View) {
+// Init implements sched.Scheduler.
+func (s *Scheduler) Init(v *sched.View) {
 	s.v = v
-	info, ok := v.(simInfo)
-	if !ok {
-		s.fail(-1, "", fmt.Errorf("the runtime does not describe its machine"))
-		return
-	}
-	s.info = info
 	n := len(v.Workers())
-	s.queues = make([][]*runtime.TaskState, n)
+	s.queues = make([][]*sched.Task, n)
 	s.dm = make([]dmWorker, n)
 	for i := range s.dm {
 		s.dm[i].expStart = v.NowUS()
 	}
-	s.power = info.Machine().Power
 }
 
 // Err is the scheduler's first failure, if any.
@@ -185,6 +168,7 @@ func (s *Scheduler) fail(seq int, what string, err error) {
 	if s.proc != nil {
 		s.proc.Kill()
 	}
+	s.v.Fail(s.err)
 }
 
 // start starts the agent and says hello.
@@ -200,27 +184,26 @@ func (s *Scheduler) start() {
 		return
 	}
 	s.proc = p
-	h := Hello{Type: "hello", Protocol: Protocol, Version: Version, Scheduler: s.cfg.Name}
-	for i, n := range s.info.MemoryNodes() {
+	h := Hello{Type: "hello", Protocol: Protocol, Version: Version, Scheduler: s.cfg.Name, Tasks: s.v.NumTasks()}
+	for i, n := range s.v.MemoryNodes() {
 		h.MemoryNodes = append(h.MemoryNodes, MemoryNode{ID: i, Name: n.Name, CapacityBytes: n.CapacityBytes})
 	}
 	for _, w := range s.v.Workers() {
 		kind := "cpu"
-		if w.Kind == runtime.GPUWorker {
+		if w.Kind == machine.GPUWorker {
 			kind = "gpu"
 		}
 		h.Workers = append(h.Workers, Worker{ID: w.ID, Name: w.Name, Kind: kind, Arch: w.Arch, Node: w.Node})
 		if !slices.Contains(h.Archs, w.Arch) {
 			h.Archs = append(h.Archs, w.Arch)
 		}
-		if p, ok := s.power[w.Arch]; ok {
+		if p, ok := s.v.Power(w.Arch); ok {
 			if h.PowerW == nil {
 				h.PowerW = map[string]ArchPower{}
 			}
 			h.PowerW[w.Arch] = ArchPower{Idle: p.IdleW, Load: p.LoadW}
 		}
 	}
-	h.Tasks = len(s.info.Graph().Tasks)
 	b, err := p.Exchange(h)
 	if err != nil {
 		s.fail(0, "hello", err)
@@ -234,24 +217,22 @@ func (s *Scheduler) start() {
 	s.name = r.Name
 }
 
-// Push implements runtime.Scheduler: the agent places t or defers it.
-func (s *Scheduler) Push(t *runtime.TaskState) {
+// Push implements sched.Scheduler: the agent places t or defers it.
+func (s *Scheduler) Push(t *sched.Task) sched.Decision {
 	if !s.started {
 		s.start()
 	}
 	if s.err != nil {
-		s.limbo = append(s.limbo, t)
-		return
+		return sched.Decision{} // the run stops
 	}
 	s.seq++
 	now := s.v.NowUS()
-	spec := t.Spec()
+	spec := s.v.Spec(t)
 	msg := Push{Type: "push", Seq: s.seq, TimeUS: now, Task: Task{ID: t.ID(), Kernel: spec.Name, Model: spec.Model,
 		Footprint: fmt.Sprintf("%08x", spec.Footprint), Priority: t.Priority(), Flops: spec.Flops, Data: []Data{}}}
-	hs := s.info.Graph().Handles
-	for _, a := range spec.Buffers {
-		h := &hs[a.Handle]
-		msg.Task.Data = append(msg.Task.Data, Data{ID: a.Handle, Name: h.Name, SizeBytes: h.SizeBytes, Mode: a.Mode.String()})
+	for _, b := range t.Buffers() {
+		h := b.H.Spec()
+		msg.Task.Data = append(msg.Task.Data, Data{ID: h.ID, Name: h.Name, SizeBytes: h.SizeBytes, Mode: b.Mode.String()})
 	}
 	for _, w := range s.v.Workers() {
 		if !s.v.CanExecute(t, w) {
@@ -263,7 +244,7 @@ func (s *Scheduler) Push(t *runtime.TaskState) {
 		pen := s.v.ExpectedTransferUS(t, w)
 		c := Candidate{Worker: w.ID, ExpectedStartUS: start, QueuedUS: st.expLen, LengthUS: length, TransferUS: pen,
 			ExpectedEndUS: max(start+st.expLen, now+pen) + length}
-		if p, ok := s.power[w.Arch]; ok {
+		if p, ok := s.v.Power(w.Arch); ok {
 			e := length / 1e6 * p.LoadW
 			c.EnergyJ = &e
 		}
@@ -273,19 +254,17 @@ func (s *Scheduler) Push(t *runtime.TaskState) {
 	b, err := s.proc.Exchange(msg)
 	if err != nil {
 		s.fail(s.seq, what, err)
-		s.limbo = append(s.limbo, t)
-		return
+		return sched.Decision{}
 	}
 	r, err := ParsePushReply(b, s.seq, msg.Candidates)
 	if err != nil {
 		s.fail(s.seq, what, fmt.Errorf("reply %q: %v", clip(b), err))
-		s.limbo = append(s.limbo, t)
-		return
+		return sched.Decision{}
 	}
 	if s.v.Explaining(t) {
-		rec := runtime.Decision{TimeUS: now, Task: t.ID(), Kernel: spec.Name, Priority: t.Priority(), Chosen: "defer"}
+		rec := sched.ScheduleRecord{TimeUS: now, Task: t.ID(), Kernel: spec.Name, Priority: t.Priority(), Chosen: "defer"}
 		for _, c := range msg.Candidates {
-			rec.Candidates = append(rec.Candidates, runtime.Candidate{Worker: s.v.Workers()[c.Worker].Name, StartUS: c.ExpectedStartUS,
+			rec.Candidates = append(rec.Candidates, sched.Candidate{Worker: s.v.Workers()[c.Worker].Name, StartUS: c.ExpectedStartUS,
 				QueuedUS: c.QueuedUS, LengthUS: c.LengthUS, PenaltyUS: c.TransferUS, EndUS: c.ExpectedEndUS})
 		}
 		if !r.Defer {
@@ -295,22 +274,20 @@ func (s *Scheduler) Push(t *runtime.TaskState) {
 	}
 	if r.Defer {
 		s.held[t.ID()] = t
-		return
+		return sched.Decision{}
 	}
 	w := s.v.Workers()[r.Worker]
-	s.place(t, w, msg.Candidates, r.Worker)
-	if r.Prefetch {
-		s.v.Prefetch(t, w)
-	}
+	s.place(t, w, msg.Candidates)
 	s.queues[w.ID] = append(s.queues[w.ID], t)
+	return sched.Decision{Worker: w, Prefetch: r.Prefetch}
 }
 
 // place adds t to w's predictions, as dmda's push does.
-func (s *Scheduler) place(t *runtime.TaskState, w *runtime.Worker, cands []Candidate, wid int) {
+func (s *Scheduler) place(t *sched.Task, w *machine.Worker, cands []Candidate) {
 	now := s.v.NowUS()
 	pen := 0.0
 	for _, c := range cands {
-		if c.Worker == wid {
+		if c.Worker == w.ID {
 			pen = c.TransferUS
 		}
 	}
@@ -325,13 +302,13 @@ func (s *Scheduler) place(t *runtime.TaskState, w *runtime.Worker, cands []Candi
 	s.pred[t.ID()] = dmTask{lengthUS: length, penPrimeUS: penPrime}
 }
 
-// Pop implements runtime.Scheduler: w's queue first, else a deferred task
+// Pop implements sched.Scheduler: w's queue first, else a deferred task
 // the agent hands it.
-func (s *Scheduler) Pop(w *runtime.Worker) *runtime.TaskState {
+func (s *Scheduler) Pop(w *machine.Worker) *sched.Task {
 	if s.err != nil {
 		return nil
 	}
-	var t *runtime.TaskState
+	var t *sched.Task
 	if q := s.queues[w.ID]; len(q) > 0 {
 		t = q[0]
 		q[0] = nil
@@ -362,7 +339,7 @@ func (s *Scheduler) Pop(w *runtime.Worker) *runtime.TaskState {
 			return nil
 		}
 		delete(s.held, r.Task)
-		s.place(t, w, []Candidate{{Worker: w.ID, TransferUS: s.v.ExpectedTransferUS(t, w)}}, w.ID)
+		s.place(t, w, []Candidate{{Worker: w.ID, TransferUS: s.v.ExpectedTransferUS(t, w)}})
 	} else {
 		return nil
 	}
@@ -376,8 +353,8 @@ func (s *Scheduler) Pop(w *runtime.Worker) *runtime.TaskState {
 	return t
 }
 
-// PreExec implements runtime.Scheduler (dmda's bookkeeping).
-func (s *Scheduler) PreExec(w *runtime.Worker, t *runtime.TaskState) {
+// PreExec implements sched.Scheduler (dmda's bookkeeping).
+func (s *Scheduler) PreExec(w *machine.Worker, t *sched.Task) {
 	st, p := &s.dm[w.ID], s.pred[t.ID()]
 	st.pipeLen -= p.penPrimeUS
 	st.expLen -= p.lengthUS
@@ -385,17 +362,16 @@ func (s *Scheduler) PreExec(w *runtime.Worker, t *runtime.TaskState) {
 	st.expStart = s.v.NowUS() + st.pipeLen
 }
 
-// PostExec implements runtime.Scheduler (dmda's bookkeeping).
-func (s *Scheduler) PostExec(w *runtime.Worker, t *runtime.TaskState) {
+// PostExec implements sched.Scheduler (dmda's bookkeeping).
+func (s *Scheduler) PostExec(w *machine.Worker, t *sched.Task) {
 	st, p := &s.dm[w.ID], s.pred[t.ID()]
 	st.pipeLen -= p.lengthUS
 	st.expStart = max(s.v.NowUS()+st.pipeLen, st.expStart)
 	delete(s.pred, t.ID())
 }
 
-// Close implements runtime.SchedulerCloser: it tells the agent the run's
-// end and waits for it to exit; the scheduler's failure, if any, is
-// returned (the run stopped for it).
+// Close implements sched.Closer: it tells the agent the run's end and
+// waits for it to exit; the scheduler's failure, if any, is returned.
 func (s *Scheduler) Close(makespanS float64) error {
 	if s.proc == nil || s.err != nil {
 		return s.err

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -121,3 +122,15 @@ func (t *Task) DurationOn(arch string) (us float64, ok bool) {
 	us, ok = t.DurationsUS[ArchKind(arch)]
 	return us, ok
 }
+
+// PrioRange is the priority range a scheduler sets for its context:
+// StarPU's STARPU_MIN_PRIO..STARPU_MAX_PRIO, which applications read to
+// choose their priorities (cholesky_implicit.c does).
+type PrioRange struct{ Min, Max int }
+
+// UnboundedPrio is the range of the schedulers with priority-sorted
+// queues: C's INT_MIN..INT_MAX ("the application may use any integer").
+var UnboundedPrio = PrioRange{Min: math.MinInt32, Max: math.MaxInt32}
+
+// Unbounded reports whether r is UnboundedPrio.
+func (r PrioRange) Unbounded() bool { return r == UnboundedPrio }

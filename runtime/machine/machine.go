@@ -143,3 +143,22 @@ func (m *Machine) Validate() error {
 	}
 	return nil
 }
+
+// WorkerKind is the kind of processing unit a worker drives.
+type WorkerKind uint8
+
+// Worker kinds.
+const (
+	CPUWorker WorkerKind = iota
+	GPUWorker
+)
+
+// Worker is one StarPU worker of a run: a CPU core or a GPU driven by a
+// CPU thread. StarPU numbers CPU workers first, then GPUs.
+type Worker struct {
+	ID   int
+	Name string // "CPU0", "CUDA1"
+	Kind WorkerKind
+	Arch string // perf-model arch ("cpu0", "cuda0")
+	Node int    // memory node index (0 = RAM)
+}

@@ -1,4 +1,4 @@
-package runtime
+package cost
 
 import (
 	"testing"
@@ -28,11 +28,8 @@ func TestBusGPUsFollowsStarPU(t *testing.T) {
 		// No bridge named at all.
 		{Src: "CUDA3", Dst: "CUDA0"}: {"CUDA3-CUDA0", "switch"},
 	}
-	s := &Simulator{m: &machine.Machine{Routes: routes}, ngpus: 4}
-	for _, n := range []string{"RAM", "CUDA0", "CUDA1", "CUDA2", "CUDA3"} {
-		s.nodes = append(s.nodes, &memNode{name: n})
-	}
-	g := s.busGPUs()
+	nodes := []string{"RAM", "CUDA0", "CUDA1", "CUDA2", "CUDA3"}
+	g := BusGPUs(routes, nodes, 4)
 	tests := []struct {
 		src, dst, want int
 	}{
@@ -45,6 +42,6 @@ func TestBusGPUsFollowsStarPU(t *testing.T) {
 		{2, 1, 4}, // no route: through RAM
 	}
 	for _, tc := range tests {
-		assert.Equal(t, tc.want, g[tc.src][tc.dst], "%s->%s", s.nodes[tc.src].name, s.nodes[tc.dst].name)
+		assert.Equal(t, tc.want, g[tc.src][tc.dst], "%s->%s", nodes[tc.src], nodes[tc.dst])
 	}
 }

@@ -1,4 +1,4 @@
-package runtime
+package memory
 
 import "fmt"
 
@@ -191,7 +191,7 @@ func (a *subAllocator) index(c *subChunk) int {
 			return i
 		}
 	}
-	panic("runtime: suballocator chunk not in its list")
+	panic("memory: suballocator chunk not in its list")
 }
 
 // toFront moves chunk i to the front of the list.

@@ -1,4 +1,4 @@
-package runtime
+package cost
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"github.com/starsim/starsim/runtime/machine"
 )
 
-// busGPUs returns, per [src][dst] memory-node pair, the GPU count StarPU
+// BusGPUs returns, per [src][dst] memory-node pair, the GPU count StarPU
 // multiplies a transfer prediction's bandwidth term by (twice that count:
 // starpu_transfer_predict). It reproduces how StarPU over SimGrid fills
 // starpu_bus_get_ngpus (_starpu_simgrid_count_ngpus in src/core/simgrid.c),
@@ -24,25 +24,25 @@ import (
 // Device pairs without a route (copies through RAM) are predicted hop by
 // hop, with the RAM buses' count. Link names follow StarPU's platform
 // writer (hwloc PCI bridges); other platforms fall in the first cases.
-func (s *Simulator) busGPUs() [][]int {
-	all := s.ngpus
-	out := make([][]int, len(s.nodes))
+func BusGPUs(routes map[machine.Dir][]string, nodes []string, ngpus int) [][]int {
+	all := ngpus
+	out := make([][]int, len(nodes))
 	for i := range out {
-		out[i] = make([]int, len(s.nodes))
+		out[i] = make([]int, len(nodes))
 		for j := range out[i] {
 			out[i][j] = all
 		}
 	}
-	for i := 1; i < len(s.nodes); i++ {
-		for j := 1; j < len(s.nodes); j++ {
+	for i := 1; i < len(nodes); i++ {
+		for j := 1; j < len(nodes); j++ {
 			if i == j {
 				continue
 			}
-			r, ok := s.m.Routes[machine.Dir{Src: s.nodes[i].name, Dst: s.nodes[j].name}]
+			r, ok := routes[machine.Dir{Src: nodes[i], Dst: nodes[j]}]
 			if !ok {
 				continue
 			}
-			if n := s.bridgeGPUs(r); n == 1 {
+			if n := bridgeGPUs(routes, nodes, r); n == 1 {
 				out[i][j] = 1
 			}
 		}
@@ -52,7 +52,7 @@ func (s *Simulator) busGPUs() [][]int {
 
 // bridgeGPUs counts the GPUs in use behind route r's PCI bridge, as
 // _starpu_simgrid_count_ngpus does; 0 when it finds no bridge.
-func (s *Simulator) bridgeGPUs(r []string) int {
+func bridgeGPUs(routes map[machine.Dir][]string, nodes []string, r []string) int {
 	if len(r) == 1 {
 		return 1
 	}
@@ -73,8 +73,8 @@ func (s *Simulator) bridgeGPUs(r []string) int {
 		return 0
 	}
 	n := 0
-	for g := 1; g < len(s.nodes); g++ {
-		for _, l := range s.m.Routes[machine.Dir{Src: s.nodes[g].name, Dst: "RAM"}] {
+	for g := 1; g < len(nodes); g++ {
+		for _, l := range routes[machine.Dir{Src: nodes[g], Dst: "RAM"}] {
 			if l == through {
 				n++
 				break

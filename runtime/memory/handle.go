@@ -1,0 +1,192 @@
+package memory
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/starsim/starsim/runtime/graph"
+)
+
+// State is a copy's MSI state.
+type State uint8
+
+// MSI states.
+const (
+	Invalid State = iota
+	Shared
+	Owner
+)
+
+// Level is a request's urgency, StarPU's prefetch levels: lower is more
+// urgent. It decides what a reclaim may evict.
+type Level uint8
+
+// Request levels.
+const (
+	Fetch Level = iota
+	TaskPrefetch
+	Prefetch
+	Idle
+)
+
+var levelNames = [...]string{"fetch", "task-prefetch", "prefetch", "idle"}
+
+// String is the level's name in decision logs ("task-prefetch").
+func (l Level) String() string { return levelNames[l] }
+
+// MaxNodes bounds the memory nodes: a handle's bit sets have 64 bits.
+const MaxNodes = 64
+
+// Handle is the runtime's state of one piece of data: its copy on each
+// memory node.
+//
+// Bit n of valid, allocated and loading mirrors the copy on node n: state
+// not Invalid, allocated, a copy into it under way. The schedulers' queries
+// at every push and pop (transfer penalties, ready-first scans) read these
+// bits instead of one replica, a cache line, per node. They and size come
+// first: 32 bytes that never straddle two cache lines, the struct being
+// padded to 96 bytes (the slab New makes starts on a page).
+type Handle struct {
+	valid, allocated, loading uint64
+	size                      int64 // spec.SizeBytes, read on hot paths without touching spec
+	spec                      *graph.Handle
+	reps                      []Replica
+	// version counts writes; a write-back that started before a write
+	// must not make its stale copy valid.
+	version uint64
+	id      int32
+	_       [20]byte // to 96 bytes: see valid
+}
+
+// Spec is the handle as the application registered it.
+func (h *Handle) Spec() *graph.Handle { return h.spec }
+
+// ID is the handle's index in its graph.
+func (h *Handle) ID() int { return int(h.id) }
+
+// Size is the handle's size in bytes.
+func (h *Handle) Size() int64 { return h.size }
+
+// Version counts the writes to the data so far.
+func (h *Handle) Version() uint64 { return h.version }
+
+// Ready is the bit set of nodes holding an allocated, valid copy.
+func (h *Handle) Ready() uint64 { return h.valid & h.allocated }
+
+// Loading is the bit set of nodes a copy is being made to.
+func (h *Handle) Loading() uint64 { return h.loading }
+
+// NValid counts the allocated copies in a valid state.
+func (h *Handle) NValid() int { return bits.OnesCount64(h.Ready()) }
+
+// Rep is the handle's copy on node n.
+func (h *Handle) Rep(n int) *Replica { return &h.reps[n] }
+
+// NonReady is what h adds to a task's NonReadyBytes on the node of bit:
+// its size if read and not valid there (and if not being loaded there
+// either), and if not allocated there.
+func (h *Handle) NonReady(read bool, bit uint64) (nonReady, nonLoading, nonAllocated int64) {
+	if read && h.Ready()&bit == 0 {
+		nonReady = h.size
+		if h.loading&bit == 0 {
+			nonLoading = h.size
+		}
+	}
+	if h.allocated&bit == 0 {
+		nonAllocated = h.size
+	}
+	return
+}
+
+// Buf is one buffer of a task: its data and access mode, side by side for
+// the loops over a task's buffers.
+type Buf struct {
+	H    *Handle
+	Mode graph.Mode
+}
+
+// NonReadyBytes sizes the buffers' data on node: not valid there (read
+// ones only), not valid nor being loaded, not allocated (StarPU's
+// ready-first pops compare these).
+func NonReadyBytes(bufs []Buf, node int) (nonReady, nonLoading, nonAllocated int64) {
+	bit := uint64(1) << uint(node)
+	for _, b := range bufs {
+		r, l, a := b.H.NonReady(b.Mode&graph.R != 0, bit)
+		nonReady, nonLoading, nonAllocated = nonReady+r, nonLoading+l, nonAllocated+a
+	}
+	return
+}
+
+// Replica is a handle's copy on one memory node.
+type Replica struct {
+	h         *Handle
+	node      int
+	state     State
+	allocated bool
+	incoming  bool // a copy into it is under way (mirrors h.loading)
+	evicting  bool // being written back home before its eviction
+	// shared mirrors h.NValid() >= 2: a valid copy that is shared is
+	// valid elsewhere too, so a reclaim may drop it (see needsReindex).
+	shared bool
+	// droppable says r is in its list's droppable index.
+	droppable bool
+	refs      int // tasks that fetched it and have not finished
+	protect   int // task prefetches pending (not evictable by prefetches)
+	// stamp orders the node's LRU lists (head smallest).
+	stamp int64
+	// LRU list of the node's allocated replicas (head: evicted first).
+	prev, next *Replica
+	list       *lruList
+	slot       subSlot // where the buffer lives, when suballocated
+}
+
+// Handle is the data r is a copy of.
+func (r *Replica) Handle() *Handle { return r.h }
+
+// Node is r's memory node.
+func (r *Replica) Node() int { return r.node }
+
+// State is r's MSI state.
+func (r *Replica) State() State { return r.state }
+
+// Allocated reports whether r has a buffer.
+func (r *Replica) Allocated() bool { return r.allocated }
+
+// Refs counts the tasks that fetched r and have not ended.
+func (r *Replica) Refs() int { return r.refs }
+
+// Protected counts the task prefetches pending on r.
+func (r *Replica) Protected() int { return r.protect }
+
+// setBit sets or clears bit n of *set.
+func setBit(set *uint64, n int, on bool) {
+	if on {
+		*set |= 1 << uint(n)
+	} else {
+		*set &^= 1 << uint(n)
+	}
+}
+
+// setAllocated marks r allocated or not, with its handle's bit.
+func (r *Replica) setAllocated(on bool) {
+	r.allocated = on
+	setBit(&r.h.allocated, r.node, on)
+}
+
+// checkBits verifies that h's bit sets mirror its replicas, and that no copy
+// is valid without being allocated (NValid and the shared flags, updated by
+// SetState only, rely on it).
+func (h *Handle) checkBits() error {
+	if h.valid&^h.allocated != 0 {
+		return fmt.Errorf("check: %s valid on unallocated nodes (bits %b)", h.spec.Name, h.valid&^h.allocated)
+	}
+	for n := range h.reps {
+		r := &h.reps[n]
+		bit := uint64(1) << uint(n)
+		if (h.valid&bit != 0) != (r.state != Invalid) || (h.allocated&bit != 0) != r.allocated || (h.loading&bit != 0) != r.incoming {
+			return fmt.Errorf("check: %s on node %d: bits valid/allocated/loading %t/%t/%t, replica %t/%t/%t", h.spec.Name, n,
+				h.valid&bit != 0, h.allocated&bit != 0, h.loading&bit != 0, r.state != Invalid, r.allocated, r.incoming)
+		}
+	}
+	return nil
+}

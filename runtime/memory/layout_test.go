@@ -1,0 +1,15 @@
+package memory
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestHandleSize guards the size the hot paths' cache behaviour relies on:
+// a handle's 96 bytes keep its bit sets on one cache line of its slab
+// (see Handle). A field added should find room, not push it over.
+func TestHandleSize(t *testing.T) {
+	assert.Equal(t, uintptr(96), unsafe.Sizeof(Handle{}))
+}

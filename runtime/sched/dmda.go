@@ -1,0 +1,226 @@
+package sched
+
+import (
+	"math"
+
+	"github.com/starsim/starsim/runtime/machine"
+)
+
+// The dm/dmda family (StarPU's deque_modeling_policy_data_aware.c): each
+// task is pushed to the worker that minimises
+//
+//	fitness = α(end - end_min) + β·penalty + γ·energy (+ idle-power term)
+//
+// with end = max(start + queued work, now + penalty) + length, then queued
+// there; workers pop from their own queue. The variants of StarPU's
+// deque_modeling_policy_data_aware.c: dm ignores data (no penalty, no
+// prefetch), dmda adds them, dmdap keeps priority-sorted queues, dmdar pops
+// ready-first, dmdas both, dmdasd also counts, when sorting, only the work
+// queued before the task (_starpu_fifo_push_sorted_decision_task).
+type dmda struct {
+	v                              *View
+	dataAware                      bool
+	sorted                         bool // priority-sorted queues
+	readyFirst                     bool // pop the queued task whose data is most ready
+	sortedDec                      bool // dmdasd: length before the insertion point only
+	alpha, beta, gamma, idlePowerW float64
+	w                              []*dmWorker
+	cands                          []dmCand // scratch of Push
+	// penUS[n] is the transfer penalty of the task being pushed on memory
+	// node n, valid when penPush[n] == npush: workers sharing a node (the
+	// CPU cores on RAM) share it, computed once per push. Only when some
+	// do (sharedNodes): else the cache costs more than it saves.
+	sharedNodes bool
+	penUS       []float64
+	penPush     []uint64
+	npush       uint64
+}
+
+// dmTask is what a dm scheduler keeps of a task it queued: its expected
+// length and the part of its transfer penalty not covered by the work
+// queued before it (µs).
+type dmTask struct{ predictedUS, penPrimeUS float64 }
+
+// dmCand is one worker's terms for the task being pushed (µs): when its
+// queue starts, the work queued before the task, the task's length and
+// transfer penalty there, and the expected end and fitness they give.
+type dmCand struct {
+	w                     *machine.Worker
+	end, pen, prev, start float64
+	length, fitness       float64
+}
+
+// dmWeights are the fitness' weights (α, β, γ in µs per joule) and the
+// idle power (W); dataAware counts the penalty and the energy terms.
+type dmWeights struct {
+	alpha, beta, gamma, idlePowerW float64
+	dataAware                      bool
+}
+
+// expectedEnd is a candidate's expected end (µs): its queue's start plus
+// the work queued before the task plus the task's length, the start of the
+// task pushed back, for the data-aware variants, to when its data
+// arrives (now + penalty) if that is later.
+func expectedEnd(start, queued, length, nowUS, penalty float64, dataAware bool) float64 {
+	if dataAware {
+		return max(start+queued, nowUS+penalty) + length
+	}
+	return start + queued + length
+}
+
+// fitness is StarPU's dm fitness of a candidate (lower wins):
+//
+//	α(end - endMin) + β·penalty + γ·idle power·(end - eMax) (end > eMax)
+//
+// endMin being the earliest expected end over the candidates, eMax the
+// latest queue end (start + queued); the terms after the first only for
+// the data-aware variants (compute_all_performance_predictions,
+// _dmda_push_task).
+func fitness(c *dmCand, endMin, eMax float64, w dmWeights) float64 {
+	f := w.alpha * (c.end - endMin)
+	if w.dataAware {
+		f += w.beta * c.pen
+		if c.end > eMax {
+			f += w.gamma * w.idlePowerW * (c.end - eMax) / 1e6
+		}
+	}
+	return f
+}
+
+// choose sets every candidate's fitness and returns the index of the
+// fittest (ties: the first, as StarPU's loop over workers keeps the first
+// minimum).
+func choose(cands []dmCand, endMin, eMax float64, w dmWeights) int {
+	best, bestF := -1, math.Inf(1)
+	for i := range cands {
+		c := &cands[i] // (a copy of each candidate costs more than the loop)
+		f := fitness(c, endMin, eMax, w)
+		c.fitness = f
+		if f < bestF {
+			best, bestF = i, f
+		}
+	}
+	return best
+}
+
+func (d *dmda) Init(v *View) {
+	d.v = v
+	// StarPU's defaults: STARPU_SCHED_ALPHA=1, BETA=1, GAMMA=1000 (µs per
+	// joule), IDLE_POWER=0; the run's weights replace the first three.
+	w := v.DMWeights()
+	d.alpha, d.beta, d.gamma = w.Alpha, w.Beta, w.Gamma
+	nodes := 0
+	for _, w := range v.Workers() {
+		d.w = append(d.w, &dmWorker{expStart: v.NowUS()})
+		nodes = max(nodes, w.Node+1)
+	}
+	d.sharedNodes = nodes < len(d.w)
+	d.penUS, d.penPush = make([]float64, nodes), make([]uint64, nodes)
+}
+
+func (d *dmda) Push(t *Task) Decision {
+	d.npush++
+	now := d.v.NowUS()
+	ws := d.v.Workers()
+	cands := d.cands[:0]
+	endMin, eMax := math.Inf(1), math.Inf(-1)
+	for _, w := range ws {
+		if !d.v.CanExecute(t, w) {
+			continue
+		}
+		st := d.w[w.ID]
+		start := max(st.expStart, now)
+		prev := st.expLen
+		if d.sortedDec {
+			if us, after := d.queuedBefore(st, t); after {
+				prev = st.pipeLen + us
+			}
+		}
+		length := d.v.ExpectedLengthUS(t, w)
+		pen := 0.0
+		if d.dataAware {
+			if !d.sharedNodes {
+				pen = d.v.ExpectedTransferUS(t, w)
+			} else if n := w.Node; d.penPush[n] == d.npush {
+				pen = d.penUS[n] // ExpectedTransferUS depends on w's node only
+			} else {
+				pen = d.v.ExpectedTransferUS(t, w)
+				d.penUS[n], d.penPush[n] = pen, d.npush
+			}
+		}
+		end := expectedEnd(start, prev, length, now, pen, d.dataAware)
+		cands = append(cands, dmCand{w: w, end: end, pen: pen, prev: prev, start: start, length: length})
+		endMin = min(endMin, end)
+		eMax = max(eMax, start+prev)
+	}
+	best := choose(cands, endMin, eMax, dmWeights{d.alpha, d.beta, d.gamma, d.idlePowerW, d.dataAware})
+	c := &cands[best]
+	d.cands = cands
+	if d.v.Explaining(t) {
+		rec := ScheduleRecord{TimeUS: now, Task: t.ID(), Kernel: d.v.Spec(t).Name, Priority: t.Priority(), Chosen: c.w.Name}
+		for _, k := range cands {
+			rec.Candidates = append(rec.Candidates, Candidate{Worker: k.w.Name, StartUS: k.start, QueuedUS: k.prev,
+				LengthUS: k.length, PenaltyUS: k.pen, EndUS: k.end, Fitness: k.fitness})
+		}
+		d.v.Explain(rec)
+	}
+	st := d.w[c.w.ID]
+	st.pipeNtasks++
+	st.expStart = max(st.expStart, now)
+	penPrime := 0.0
+	if expEnd := st.expStart + st.expLen; now+c.pen >= expEnd {
+		penPrime = now + c.pen - expEnd
+	}
+	length := d.v.ExpectedLengthUS(t, c.w)
+	st.expLen += penPrime + length
+	t.dm = dmTask{length, penPrime}
+	l := d.level(st, t)
+	st.push(&st.levels[l], newDMEntry(t))
+	return Decision{Worker: c.w, Prefetch: d.dataAware}
+}
+
+func (d *dmda) Pop(w *machine.Worker) *Task {
+	st := d.w[w.ID]
+	if len(st.levels) == 0 || len(st.levels[0].tasks()) == 0 {
+		return nil
+	}
+	l := &st.levels[0]
+	i := 0
+	if d.readyFirst {
+		// The tasks of priority >= the head's are in the first level.
+		i = d.readyIndex(l.tasks(), w)
+	}
+	t := l.remove(i)
+	if len(l.tasks()) == 0 && d.sorted {
+		st.release(l.q)
+		st.levels[0] = dmLevel{}
+		st.levels = st.levels[1:]
+	}
+	now := d.v.NowUS()
+	st.expStart = max(now, st.expStart)
+	st.expLen -= t.dm.penPrimeUS
+	st.pipeLen += t.dm.penPrimeUS
+	st.expStart = now + st.pipeLen
+	return t
+}
+
+func (d *dmda) PreExec(w *machine.Worker, t *Task) {
+	st := d.w[w.ID]
+	now := d.v.NowUS()
+	dt := t.dm
+	st.pipeLen -= dt.penPrimeUS
+	st.expLen -= dt.predictedUS
+	st.pipeLen += dt.predictedUS
+	// _starpu_fifo_task_started sets exp_start = now + pipeline_len outright
+	// (the hook's max with it then changes nothing): a worker that got
+	// ahead of its predictions has its expected start pulled back.
+	st.expStart = now + st.pipeLen
+}
+
+func (d *dmda) PostExec(w *machine.Worker, t *Task) {
+	st := d.w[w.ID]
+	now := d.v.NowUS()
+	st.pipeLen -= t.dm.predictedUS
+	st.pipeNtasks--
+	st.expStart = max(now+st.pipeLen, st.expStart)
+}
