@@ -34,6 +34,7 @@ func TestDAGExportRunsBackTheSame(t *testing.T) {
 		{[]string{"--app", "cholesky", "--n", "9600", "--sched", "dmdas"}, []string{"--sched", "dmdas", "--n", "9600"}},
 		{[]string{"--app", "lu", "--n", "7680", "--double", "--sched", "dmda"}, []string{"--app", "lu", "--n", "7680", "--double", "--sched", "dmda", "--ncpu", "4"}},
 		{[]string{"--app", "cholesky", "--n", "9600", "--sched", "lws", "--no-prio"}, []string{"--sched", "lws", "--n", "9600", "--no-prio", "--ncuda", "2"}},
+		{[]string{"--app", "qr", "--n", "7680", "--double"}, []string{"--app", "qr", "--n", "7680", "--double", "--sched", "dmdas"}},
 	} {
 		file := filepath.Join(dir, "g.json")
 		code, _, errs := runCLI(append([]string{"dag", "export", "-o", file}, tc.export...)...)
@@ -98,6 +99,10 @@ func TestDAGRunErrors(t *testing.T) {
 		{[]string{"dag", "export"}, 2, "want -o FILE"},
 		{[]string{"dag", "export", "-o", "-", "--starpu-generation", "2"}, 2, "want 1.3 or 1.4"},
 		{[]string{"dag", "export", "a.rec", "-o", "-", "--n", "3"}, 2, "--n: the graph is the trace's"},
+		{[]string{"run", "--ib", "32"}, 2, "--ib 32: QR's inner block size: only with --app qr"},
+		{[]string{"run", "--app", "qr", "--ib", "0"}, 2, "--ib 0: want an inner block size from 1 to the block size (960)"},
+		{[]string{"sweep", "--app", "qr", "--block", "960,64", "--ib", "96"}, 2, "to the block size (64)"},
+		{[]string{"run", "--app", "qr", "--ib", "32", "--n", "1920"}, 1, "kernel sgeqrt footprint"},
 	} {
 		code, out, errs := runCLI(tc.args...)
 		assert.Equal(t, tc.code, code, "%v: %s", tc.args, errs)
