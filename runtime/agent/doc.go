@@ -15,6 +15,6 @@
 // protocol's, a reply too late (wall clock) or the agent's exit is the
 // run's error, naming the message.
 //
-// Key types: Scheduler (a runtime.Scheduler), Config, Process; the
+// Key types: Scheduler (a sched.Scheduler), Config, Process; the
 // message types mirror the schemas.
 package agent
