@@ -171,7 +171,13 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	if opts.Durations == "" {
 		opts.Durations = cost.Mean
 	}
-	sc, ok := sched.New(opts.Sched)
+	var sc sched.Scheduler
+	ok := true
+	if opts.NewScheduler != nil {
+		sc = opts.NewScheduler()
+	} else {
+		sc, ok = sched.New(opts.Sched)
+	}
 	if !ok {
 		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(sched.Names(), ", "))
 	}
@@ -244,8 +250,12 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	if opts.DMWeights != nil {
 		weights = *opts.DMWeights
 	}
+	nodes := make([]sched.MemoryNode, len(s.nodes))
+	for i, n := range s.nodes {
+		nodes[i] = sched.MemoryNode{Name: n.Name, CapacityBytes: n.Capacity}
+	}
 	s.view = sched.NewView(sched.ViewConfig{Engine: s.eng, Workers: s.mw, Cost: s.cost, Rand: s.rng, Graph: s.g,
-		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail})
+		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail, Nodes: nodes, Power: m.Power})
 	s.sched.Init(s.view)
 	s.obs = opts.Observer
 	if s.obs == nil {
@@ -554,7 +564,7 @@ func (s *Simulator) buildGraph() error {
 		}
 		fresh := true // stats not yet checked runnable
 		var stats *workerStats
-		if t.Pinned || t.FixedUS > 0 {
+		if t.Pinned || t.FixedUS > 0 || t.DurationsUS != nil {
 			if cap(kslab)-len(kslab) < nw {
 				kslab = make([]*machine.KernelStats, 0, nw*1024)
 			}
@@ -595,6 +605,9 @@ func (s *Simulator) buildGraph() error {
 			runnable = (*stats)[j] != nil
 		}
 		if !runnable {
+			if t.DurationsUS != nil {
+				return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs, and its durations name none of them", i, t.Name, t.Model, t.Footprint)
+			}
 			return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs", i, t.Name, t.Model, t.Footprint)
 		}
 	}
@@ -625,8 +638,10 @@ type handleWontUse struct {
 	armed bool
 }
 
-// fillStats sets st[w] to t's model entry on worker w: nil where t cannot
-// run (an uncalibrated arch, or not the worker it is pinned to).
+// fillStats sets st[w] to t's model entry on worker w, else to its
+// duration from the graph (Task.DurationsUS): nil where t cannot run (an
+// uncalibrated arch the graph gives no duration for, or not the worker it
+// is pinned to).
 func (s *Simulator) fillStats(st []*machine.KernelStats, t *graph.Task) {
 	for wi, w := range s.workers {
 		if t.Pinned && wi != t.Worker {
@@ -638,6 +653,8 @@ func (s *Simulator) fillStats(st []*machine.KernelStats, t *graph.Task) {
 		}
 		if k, ok := s.lookupKernel(t, w); ok {
 			st[wi] = k
+		} else if us, ok := t.DurationOn(w.Arch); ok && us > 0 {
+			st[wi] = &machine.KernelStats{MeanUS: us} // the file's, where the calibration has none
 		} else {
 			s.uncal[[2]string{t.Model, w.Arch}] = true
 		}
@@ -677,6 +694,12 @@ func (s *Simulator) Run() (*Result, error) {
 	// The application thread submits tasks one after the other.
 	s.eng.PostCall(0, s.submitCall, 0)
 	s.eng.Run()
+	if c, ok := s.sched.(sched.Closer); ok {
+		// Its failure (an external agent's) explains the run's end first.
+		if err := c.Close(s.lastEndS); err != nil {
+			return nil, err
+		}
+	}
 	if s.checkErr != nil {
 		return nil, s.checkErr
 	}
