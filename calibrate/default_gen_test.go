@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/starsim/starsim/calibrate/starpu"
+	"github.com/starsim/starsim/models"
 )
 
 var update = flag.Bool("update", false, "rewrite generated and golden files")
@@ -76,6 +77,23 @@ func luKernels() []kernelSpec {
 	}
 }
 
+// Tiled QR (Chameleon's kernels, models.QRKernels) with its default inner
+// block size: each kernel runs at a stated fraction of GEMM's rate on the
+// same processing unit (GEMM: 80 % of a GPU's peak, 90 % of a core's, at
+// n = 960). The panel kernels (GEQRT, TPQRT) are blocked by IB = 48 and
+// spend part of their time in level-2 BLAS: 40 % and 50 % of GEMM; the
+// updates (ORMQR, TPMQRT) are GEMM-like but with IB-wide inner products:
+// 75 % and 80 %. LACPY and LASET move data only: their bytes at an
+// assumed 10 GB/s per core. GEQRT, LACPY, LASET and TPQRT have no GPU
+// implementation in Chameleon, so no GPU entry.
+const (
+	qrIB                   = 48
+	gemmGPUEff, gemmCPUEff = 0.80, 0.90
+	qrCopyBps              = 10e9
+)
+
+var qrRelToGEMM = map[string]float64{"GEQRT": 0.40, "TPQRT": 0.50, "ORMQR": 0.75, "TPMQRT": 0.80, "LACPY": 0, "LASET": 0}
+
 // Block sizes covered and the efficiency relative to n = 960 (small tiles
 // under-fill a GPU; a CPU core is nearly size-independent).
 var blocks = []struct {
@@ -97,6 +115,7 @@ func defaultCalibration() *File {
 			"PCI-SIG PCIe 3.0: 8 GT/s per lane, 128b/130b encoding: 15.75 GB/s per x16 direction",
 			"assumed: copies reach 78% (H2D) / 83% (D2H) of the link, 65% peer; 10 us per copy; socket root complex carries 1.6 links of DMA",
 			"assumed: kernel efficiency at n=960 (GPU/CPU core): POTRF 6%/60%, TRSM 55%/75%, SYRK 65%/80%, GEMM 80%/90%, GETRF 5%/55%; n=320/640/1440/1920 scale GPU efficiency by 0.40/0.75/1.05/1.08",
+			"assumed: Chameleon's tiled QR kernels (inner block 48) at a fraction of GEMM's rate on the same unit: GEQRT 40%, TPQRT 50% (CPU only, as Chameleon's codelets), ORMQR 75%, TPMQRT 80%; LACPY and LASET (CPU only) move their bytes at 10 GB/s per core",
 			"costs: StarPU-over-SimGrid defaults (cudaMalloc 175 us, free 750 us, pinned 650 us/MiB, 10 us per queued transfer and GPU task, 1 us submit/push/fetch)",
 		},
 		Machine: Machine{CPUCores: 2 * cpuCoresPerSocket, CPUSpeedFlops: cpuSpeedFlops, RAMBytes: hostRAMBytes},
@@ -194,6 +213,58 @@ func defaultCalibration() *File {
 	addModels("chol_model_", cholKernels(), 4, gpuFP32PeakFlops, cpuFP32PeakFlops)
 	addModels("starpu_slu_lu_model_", luKernels(), 4, gpuFP32PeakFlops, cpuFP32PeakFlops)
 	addModels("starpu_dlu_lu_model_", luKernels(), 8, gpuFP64PeakFlops, cpuFP32PeakFlops/2)
+	addQR := func(prec models.Precision, gpuPeak, cpuPeak float64) {
+		archs := []string{"cpu0", "cuda0", "cuda1", "cuda2", "cuda3"}
+		byName := map[string]*[5]KernelModel{}
+		var order []string
+		for _, b := range blocks {
+			for _, k := range models.QRKernels(prec, int(b.n), qrIB) {
+				ms, ok := byName[k.Symbol]
+				if !ok {
+					ms = &[5]KernelModel{}
+					for i, a := range archs {
+						ms[i] = KernelModel{Model: k.Symbol, Arch: a}
+					}
+					byName[k.Symbol] = ms
+					order = append(order, k.Symbol)
+				}
+				rel := qrRelToGEMM[k.Name]
+				for i, arch := range archs {
+					var meanUS, cv float64
+					switch {
+					case arch == "cpu0" && rel == 0: // copies: memory-bound
+						meanUS = float64(k.Bytes) / qrCopyBps * 1e6
+						cv = cpuCV
+					case arch == "cpu0":
+						meanUS = k.Flops / (cpuPeak * gemmCPUEff * rel * b.cpuRel) * 1e6
+						cv = cpuCV
+					case k.CPUOnly:
+						continue // no GPU implementation
+					default:
+						meanUS = k.Flops / (gpuPeak * gemmGPUEff * rel * b.gpuRel) * 1e6
+						cv = gpuCV
+					}
+					meanUS = roundSig(meanUS)
+					dev := roundSig(meanUS * cv)
+					ms[i].Entries = append(ms[i].Entries, KernelEntry{
+						Footprint: fmt.Sprintf("%08x", k.Footprint), SizeBytes: uint64(k.Bytes),
+						Flops: Float(k.Flops), N: notionalN, MeanUS: meanUS, StddevUS: dev,
+						SumUS: notionalN * meanUS, Sum2US2: notionalN * (dev*dev + meanUS*meanUS),
+					})
+
+				}
+			}
+		}
+		for _, sym := range order {
+			for _, km := range byName[sym] {
+				if len(km.Entries) > 0 {
+					f.Kernels = append(f.Kernels, km)
+				}
+			}
+		}
+	}
+	addQR(models.Single, gpuFP32PeakFlops, cpuFP32PeakFlops)
+	addQR(models.Double, gpuFP64PeakFlops, cpuFP32PeakFlops/2)
 	// Power (assumed): V100 PCIe TDP 250 W, ~40 W idle; Xeon Gold 6230 TDP
 	// 125 W per 20 cores: ~6.3 W per loaded core, ~1.5 W idle.
 	f.Power = []ArchPower{{Arch: "cpu0", IdleW: 1.5, LoadW: 6.25}}

@@ -75,6 +75,9 @@ func (f *File) Generation() (generation.Gen, string) {
 	var has [2][]string // 1.4, 1.3
 	for gi, g := range []generation.Gen{generation.V14, generation.V13} {
 		for _, a := range models.All() {
+			if a.OneGraph {
+				continue // its names say nothing of a generation
+			}
 			for _, k := range slices.Concat(a.SymbolSets(g)...) {
 				for _, s := range generation.BLASSuffixes {
 					if status(k.Symbol+s) != generation.Absent {

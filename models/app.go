@@ -43,6 +43,10 @@ type App struct {
 	ElemBytes func(symbol string) (bytes int64, ok bool)
 	// KernelFlops is the flop count of one task of a kernel on n×n tiles.
 	KernelFlops map[string]func(n float64) float64
+	// OneGraph says the application's graph and model names are the
+	// same under both StarPU generations (Chameleon's QR): no generation
+	// is detected, 1.4 is taken.
+	OneGraph bool
 	// SyncGPU lists the kernels whose GPU implementation is synchronous
 	// (their codelet lacks STARPU_CUDA_ASYNC): a GPU driver waits on them.
 	SyncGPU []string
@@ -59,6 +63,7 @@ type App struct {
 var apps = []*App{
 	&cholesky,
 	&lu,
+	&qrApp,
 }
 
 // Register adds an application (a name already registered, in any case,
@@ -139,7 +144,11 @@ func Size(app string, o Options) (tasks, handles, buffers int64, err error) {
 // with on a calibration and under which model symbols (generation.Resolve
 // with the application's kernels).
 func (a *App) Resolve(double bool, want generation.Gen, status func(string) generation.Status) (*generation.Resolution, error) {
-	return generation.Resolve(a.Name, a.Kernels(generation.V14, double), a.Kernels(generation.V13, double), a.BLASSuffixed, want, status)
+	r, err := generation.Resolve(a.Name, a.Kernels(generation.V14, double), a.Kernels(generation.V13, double), a.BLASSuffixed, want, status)
+	if err == nil && a.OneGraph && want == generation.Auto {
+		r.Why = "one graph for both StarPU generations: " + a.Name + "'s model names are the same"
+	}
+	return r, err
 }
 
 // SymbolSets are the distinct model-symbol sets of the application in

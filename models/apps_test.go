@@ -38,9 +38,14 @@ func TestKernels(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, []KernelSymbol{{Kernel: "GETRF", Symbol: "starpu_dlu_lu_model_11"}, {Kernel: "TRSM_LL", Symbol: "starpu_dlu_lu_model_12"}, {Kernel: "TRSM_RU", Symbol: "starpu_dlu_lu_model_21"}, {Kernel: "GEMM", Symbol: "starpu_dlu_lu_model_22"}}, luApp.Kernels(V13, true))
 	assert.Equal(t, []KernelSymbol{{Kernel: "GETRF", Symbol: "starpu_slu_lu_model_getrf"}, {Kernel: "TRSM_LL", Symbol: "starpu_slu_lu_model_trsm_ll"}, {Kernel: "TRSM_RU", Symbol: "starpu_slu_lu_model_trsm_ru"}, {Kernel: "GEMM", Symbol: "starpu_slu_lu_model_gemm"}}, luApp.Kernels(V14, false))
-	_, ok = Lookup("qr")
+	qr, ok := Lookup("QR")
+	require.True(t, ok)
+	assert.Equal(t, []KernelSymbol{{Kernel: "GEQRT", Symbol: "dgeqrt"}, {Kernel: "LACPY", Symbol: "dlacpy"}, {Kernel: "LASET", Symbol: "dlaset"},
+		{Kernel: "ORMQR", Symbol: "dormqr"}, {Kernel: "TPQRT", Symbol: "dtpqrt"}, {Kernel: "TPMQRT", Symbol: "dtpmqrt"}}, qr.Kernels(V13, true))
+	assert.Equal(t, qr.Kernels(V13, false), qr.Kernels(V14, false), "Chameleon's names in both generations")
+	_, ok = Lookup("svd")
 	assert.False(t, ok)
-	assert.Equal(t, []string{"cholesky", "lu"}, Names())
+	assert.Equal(t, []string{"cholesky", "lu", "qr"}, Names())
 }
 
 // Resolve is App.Resolve for an application named.

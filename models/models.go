@@ -75,6 +75,10 @@ type Options struct {
 	// no SYRK task (the diagonal update is a GEMM) and whose priorities
 	// differ (see Cholesky13, LU).
 	Generation generation.Gen
+	// InnerBlock is QR's inner block size (Chameleon's IB, the rows of
+	// its T tiles); 0 is Chameleon's default, 48. Other applications
+	// ignore it.
+	InnerBlock int
 	// Symbols, when set, gives the model symbol of kernels by task name
 	// ("GEMM" -> "starpu_slu_lu_model_gemm_openblas"), as a calibration
 	// names them (generation.Resolution.Symbols); other kernels get the

@@ -25,7 +25,7 @@ func TestSizeMatchesNew(t *testing.T) {
 			assert.Equal(t, int64(nbuf), bufs, "%s nb=%d buffers", app, nb)
 		}
 	}
-	_, _, _, err := Size("qr", Options{N: 960, Block: 960})
+	_, _, _, err := Size("svd", Options{N: 960, Block: 960})
 	assert.ErrorContains(t, err, "unknown application")
 	_, _, _, err = Size("lu", Options{N: 961, Block: 960})
 	assert.ErrorContains(t, err, "not a multiple")

@@ -129,7 +129,7 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"run --n 9601", nil, 2, "--n 9601: not a multiple of --block 960"},
 		{"run --n abc", nil, 2, "--n abc: want an integer"},
 		{"run --n 99999999999999999999", nil, 2, "--n 99999999999999999999: out of range"},
-		{"run --block 960 --n 3840 --app qr", nil, 2, "--app qr: unknown application"},
+		{"run --block 960 --n 3840 --app svd", nil, 2, "--app svd: unknown application"},
 		{"run --sched fifo2", nil, 2, "--sched fifo2: unknown scheduler"},
 		{"run --durations uniform", nil, 2, "--durations uniform: want mean, normal or histogram"},
 		{"run --seed -1", nil, 2, "--seed -1: want an integer >= 0"},
@@ -275,7 +275,7 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"sweep --gpus 41 --n 1920 --sched dmda", nil, 1, "WithGPUs(41): cannot add CUDA40: every one of the 40 CPU cores already drives a device"},
 		{"sweep --sched dmda,fifo2", nil, 2, "--sched dmda,fifo2: unknown scheduler \"fifo2\""},
 		{"sweep --sched dmda,dmda", nil, 2, "\"dmda\" is listed twice"},
-		{"sweep --app qr", nil, 2, "--app qr: unknown application"},
+		{"sweep --app svd", nil, 2, "--app svd: unknown application"},
 		{"sweep --block 0", nil, 2, "--block 0: \"0\" is not a positive integer"},
 		{"sweep --ncpu -5", nil, 2, "--ncpu -5"},
 		{"sweep --ncuda 99 --n 1920 --sched dmda", nil, 2, "--ncuda 99: starsim-default-2s-4v100 has 4 GPUs"},
@@ -391,7 +391,7 @@ func adversarialCases(t *testing.T, r *strings.Replacer, dir string) []advCase {
 		{"compare $D/big.rec $REC", f("big.rec", sparse), 1, "more than 2147483648 (2 GiB)"},
 
 		// the command itself (a bare command prints its usage: cli_test.go).
-		{"frobnicate", nil, 2, "unknown command \"frobnicate\" (want calibrate, compare, netsim, platform, replay, run, sweep, version; see starsim --help)"},
+		{"frobnicate", nil, 2, "unknown command \"frobnicate\" (want calibrate, compare, dag, netsim, platform, replay, run, sweep, version; see starsim --help)"},
 		{"compare $D/n.txt $REC", f("n.txt", "\nsome notes\n"), 1, "$D/n.txt:2: expected \"Field: value\", got \"some notes\"; not a trace starsim reads: want a tasks.rec (a file, or a directory holding it or paje.trace), a Chrome JSON trace or a Paje trace"},
 		{"replay --calib default $D/n.txt", f("n.txt", "some notes\n"), 1, "; not a trace starsim reads: want a tasks.rec"},
 		{"calibrate frob", nil, 2, "unknown subcommand \"frob\" (want fit, import, plot, show; see starsim calibrate --help)"},

@@ -99,7 +99,7 @@ func newRoot(args []string, stdout, stderr io.Writer) *cobra.Command {
 	})
 	cmdline := "starsim " + strings.Join(args, " ")
 	root.AddCommand(
-		platformCmd(), calibrateCmd(), runCmd(cmdline), replayCmd(cmdline), sweepCmd(), netsimCmd(), compareCmd(),
+		platformCmd(), calibrateCmd(), runCmd(cmdline), replayCmd(cmdline), sweepCmd(), netsimCmd(), compareCmd(), dagCmd(),
 		&cobra.Command{Use: "version", Short: "print the version", Args: cobra.ArbitraryArgs,
 			Long: "Prints starsim's version (as --version does), with the commit it was built from\nwhen the build recorded it.",
 			RunE: func(c *cobra.Command, args []string) error {

@@ -21,6 +21,7 @@ import (
 	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
+	"github.com/starsim/starsim/runtime/agent"
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/sched"
@@ -61,6 +62,7 @@ type runFlags struct {
 	durations              string
 	seed                   uint64
 	double, noPrio, asJSON bool
+	ib                     int // QR's inner block size (0: Chameleon's default)
 	check, noPrefetch      bool
 	noTransferFactor       bool
 	noHiddenHoles          bool
@@ -69,8 +71,15 @@ type runFlags struct {
 	sampleS                float64
 	tracePaje, traceChrome string
 	traceRec               string
-	cpuProfile             string
-	command                string
+	// dag is --dag's task graph file (run only); dagRate its --dag-rate.
+	dag, dagRate string
+	// schedTimeout bounds an external scheduler's replies (s, wall
+	// clock); newSched makes it (nil: the registry's --sched).
+	schedTimeout float64
+	newSched     func() sched.Scheduler
+	stderr       io.Writer
+	cpuProfile   string
+	command      string
 	// plot is --plot's file; config names the run in its title (with
 	// the machine's name).
 	plot, config string
@@ -91,6 +100,9 @@ func runCmd(cmdline string) *cobra.Command {
 		fs.IntVar(&f.block, "block", 960, "tile size `B` (N must be a multiple)")
 		fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
 		fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
+		fs.IntVar(&f.ib, "ib", 0, "QR's inner block size `IB` (the rows of its T tiles; default Chameleon's, 48)")
+		fs.StringVar(&f.dag, "dag", "", "run the task graph of `FILE` instead of a built-in application: starsim's JSON format, DOT (DAGGEN, SimGrid) or WfCommons' WfFormat")
+		fs.StringVar(&f.dagRate, "dag-rate", "", "with --dag: derive durations from the tasks' flops where the file gives none, per arch or kind (`ARCH=FLOPS,...`: cpu=2e10,cuda=7e12)")
 		return func(pos []string, stdout, stderr io.Writer) error {
 			if err := f.parse(fs, stderr); err != nil {
 				return err
@@ -98,7 +110,11 @@ func runCmd(cmdline string) *cobra.Command {
 			if len(pos) != 0 {
 				return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
 			}
-			if err := f.validateRun(); err != nil {
+			validate := f.validateRun
+			if f.dag != "" || f.set["dag-rate"] {
+				validate = f.validateDAG
+			}
+			if err := validate(); err != nil {
 				return err
 			}
 			out := &outputSet{}
@@ -154,7 +170,8 @@ func (f *runFlags) startProfile(out *outputSet) error {
 // scheduler, durations, outputs, decision log and traces.
 func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	f.mf.register(fs, false, cmd == "run")
-	fs.StringVar(&f.sched, "sched", "", "scheduler `S`: "+strings.Join(sched.Names(), ", ")+" (default dmda)")
+	fs.StringVar(&f.sched, "sched", "", "scheduler `S`: "+schedulerChoices()+" (default dmda)")
+	fs.Float64Var(&f.schedTimeout, "sched-timeout", agent.DefaultTimeout.Seconds(), "with --sched external:COMMAND: the most `SECONDS` (wall clock) the agent may take to reply")
 	fs.IntVar(&f.ncpu, "ncpu", -1, "`N` CPU workers; -1: StarPU's default, the cores less one per GPU")
 	fs.IntVar(&f.ncuda, "ncuda", -1, "`N` GPU workers; -1: StarPU's default, all GPUs")
 	fs.StringVar(&f.durations, "durations", "mean", "kernel durations `D`: mean, normal or histogram (seeded)")
@@ -180,6 +197,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 // read when the machine is resolved). --plot's extension is checked at
 // once; the other values by validateCommon.
 func (f *runFlags) parse(fs *pflag.FlagSet, stderr io.Writer) error {
+	f.stderr = stderr
 	if f.plot != "" {
 		if err := checkExt("plot", f.plot, ".png", ".svg"); err != nil {
 			return err
@@ -230,6 +248,9 @@ func (f *runFlags) print(w io.Writer, res *sim.Result) error {
 }
 
 func (f *runFlags) run(stderr io.Writer, out *outputSet) (*sim.Result, error) {
+	if f.dag != "" {
+		return f.runDAG(stderr, out)
+	}
 	pauseGC()
 	defer resumeGC()
 	prec := models.Single
@@ -245,11 +266,11 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*sim.Result, error) {
 		g   *graph.Graph
 		err error
 	}
-	prio, ok := sched.PriorityRange(f.sched)
+	prio, ok := prioRange(f.sched)
 	if !ok {
 		return nil, flagError("sched", f.sched, "unknown scheduler (known: %s)", strings.Join(sched.Names(), ", "))
 	}
-	o := models.Options{N: f.n, Block: f.block, Precision: prec, Prio: prio, NoPrio: f.noPrio}
+	o := models.Options{N: f.n, Block: f.block, Precision: prec, Prio: prio, NoPrio: f.noPrio, InnerBlock: f.ib}
 	graph := make(chan built, 1)
 	go func() {
 		g, err := models.New(f.app, o)
@@ -359,6 +380,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	m := mc.file.RuntimeMachine()
 	opts := sim.DefaultOptions()
 	opts.Sched, opts.NCPU, opts.NCUDA, opts.Seed, opts.Check = f.sched, f.ncpu, f.ncuda, f.seed, f.check
+	opts.NewScheduler = f.newSched
 	opts.NoPrefetch = f.noPrefetch
 	f.setup.apply(mc, &opts)
 	opts.StarPUTransferFactor = !f.noTransferFactor

@@ -21,6 +21,7 @@ import (
 	"github.com/starsim/starsim/internal/atomicfile"
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/runtime/agent"
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/sched"
 	"github.com/starsim/starsim/runtime/sim"
@@ -53,12 +54,14 @@ into the same bytes as the unsharded sweep.`
 type sweepFlags struct {
 	mf                                          machineFlags
 	apps, ns, blocks, scheds, durations         string
-	ncpu, ncuda, jobs                           int
+	ncpu, ncuda, jobs, ib                       int
 	seed                                        uint64
 	double, check                               bool
 	sample                                      float64
 	price, csv, json, plot, plotPrice, currency string
 	shard                                       string
+	dags, dagRate                               string
+	schedTimeout                                float64
 }
 
 // sweepCmd is `starsim sweep` (and `sweep merge`).
@@ -69,12 +72,14 @@ func sweepCmd() *cobra.Command {
 		fs.StringVar(&f.apps, "app", "cholesky", "applications `APP`: "+strings.Join(models.Names(), ", ")+", comma-separated")
 		fs.StringVar(&f.ns, "n", "9600:38400:9600", "matrix orders `N`: comma-separated, or a range FROM:TO:STEP")
 		fs.StringVar(&f.blocks, "block", "960", "tile sizes `B`, comma-separated")
-		fs.StringVar(&f.scheds, "sched", "dmda,dmdar,dmdas", "schedulers `S`, comma-separated: "+strings.Join(sched.Names(), ", "))
+		fs.StringVar(&f.scheds, "sched", "dmda,dmdar,dmdas", "schedulers `S`, comma-separated: "+schedulerChoices())
+		fs.Float64Var(&f.schedTimeout, "sched-timeout", agent.DefaultTimeout.Seconds(), "with an external:COMMAND scheduler: the most `SECONDS` (wall clock) its agents may take to reply")
 		fs.IntVar(&f.ncpu, "ncpu", -1, "`N` CPU workers; -1: StarPU's default, the cores less one per GPU")
 		fs.IntVar(&f.ncuda, "ncuda", -1, "`N` GPU workers; -1: StarPU's default, all GPUs")
 		fs.StringVar(&f.durations, "durations", "mean", "kernel durations `D`: mean, normal or histogram (seeded)")
 		fs.Uint64Var(&f.seed, "seed", 1, "seed `S` of every random choice")
 		fs.BoolVar(&f.double, "double", false, "double-precision tiles")
+		fs.IntVar(&f.ib, "ib", 0, "QR's inner block size `IB` (default Chameleon's, 48)")
 		fs.BoolVar(&f.check, "check", false, "verify every run's invariants")
 		fs.Float64Var(&f.sample, "sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of `S` seconds (0: none)")
 		fs.StringVar(&f.price, "price", "", "JSON `FILE` of prices: device model -> price, \"cpu\" -> host price")
@@ -85,6 +90,8 @@ func sweepCmd() *cobra.Command {
 		fs.StringVar(&f.plotPrice, "plot-price", "", "with --price: draw GFlop/s per 1000 units of money to `FILE`, as --plot")
 		fs.StringVar(&f.currency, "currency", "", "with --price: the prices' currency `C` (EUR, USD...), named on --plot-price's axis and in the table")
 		fs.StringVar(&f.shard, "shard", "", "run only slice I of N (`I/N`)")
+		fs.StringVar(&f.dags, "dag", "", "run the task graphs of these `FILES` (comma-separated; JSON, DOT or WfFormat, as run --dag) instead of built-in applications")
+		fs.StringVar(&f.dagRate, "dag-rate", "", "with --dag: durations from flops where a file gives none (`ARCH=FLOPS,...`, as run --dag-rate)")
 		return func(pos []string, stdout, stderr io.Writer) error { return f.run(fs, pos, stdout, stderr) }
 	})
 	c.AddCommand(sweepMergeCmd())
@@ -114,27 +121,54 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 		}
 		return "--" + flag
 	}
-	plan := &sweep.Plan{Double: f.double}
-	if plan.Apps, err = parseList("app", f.apps); err != nil {
+	plan := &sweep.Plan{Double: f.double, InnerBlock: f.ib}
+	if err := f.dagPlan(plan, set); err != nil {
 		return err
 	}
-	for i, a := range plan.Apps {
-		if plan.Apps[i], err = lookupApp(a); err != nil {
+	if plan.DAGs == nil {
+		if plan.Apps, err = parseList("app", f.apps); err != nil {
 			return err
+		}
+		for i, a := range plan.Apps {
+			if plan.Apps[i], err = lookupApp(a); err != nil {
+				return err
+			}
 		}
 	}
 	if plan.Scheds, err = parseList("sched", f.scheds); err != nil {
 		return err
 	}
+	hasExternal := false
 	for _, s := range plan.Scheds {
-		if !slices.Contains(sched.Names(), s) {
-			return sourceError(src("sched"), f.scheds, "unknown scheduler %q (known: %s)", s, strings.Join(sched.Names(), ", "))
+		if isExternal(s) {
+			timeout, err := checkTimeout(f.schedTimeout)
+			if err != nil {
+				return err
+			}
+			mk, err := externalScheduler(src("sched"), s, stderr, timeout)
+			if err != nil {
+				return err
+			}
+			if plan.NewSchedulers == nil {
+				plan.NewSchedulers = map[string]func() sched.Scheduler{}
+			}
+			plan.NewSchedulers[s], hasExternal = mk, true
+			continue
 		}
+		if !slices.Contains(sched.Names(), s) {
+			return sourceError(src("sched"), f.scheds, "unknown scheduler %q (known: %s; or %sCOMMAND)", s, strings.Join(sched.Names(), ", "), agent.Prefix)
+		}
+	}
+	if set["sched-timeout"] && !hasExternal {
+		return flagError("sched-timeout", f.schedTimeout, "only with an external:COMMAND scheduler")
 	}
 	if plan.Ns, err = parseInts("n", f.ns, true, maxSweepJobs); err != nil {
 		return err
 	}
 	if plan.Blocks, err = parseInts("block", f.blocks, false, maxSweepJobs); err != nil {
+		return err
+	}
+	if err := checkInnerBlock(set["ib"], f.ib, plan.Apps, plan.Blocks); err != nil {
 		return err
 	}
 	for _, c := range []struct {
@@ -197,6 +231,9 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	if err := f.readDAGs(plan, stderr); err != nil {
+		return err
+	}
 	setup.env = dedupe(sortedCopy(append(setup.env, envUsed...)))
 	o.DMWeights = setup.weights
 	plan.Options = o
@@ -204,6 +241,12 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	for _, mc := range setup.machines {
 		used := map[string]bool{}
 		for _, app := range plan.Apps {
+			if g := plan.DAGs[app]; g != nil {
+				for i := range g.Tasks {
+					used[g.Tasks[i].Model] = true
+				}
+				continue
+			}
 			res, err := mc.file.ResolveApp(app, f.double, setup.gen)
 			if err != nil {
 				return err
@@ -217,6 +260,9 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 			GPUMemLimitBytes: mc.gpuMemLimit, GPUMemLimitByDevice: mc.perGPU})
 		in := setup.info(mc, nil)
 		in.Environment = nil
+		if plan.DAGs != nil {
+			in.Generation, in.GenerationReason = "", "task graphs from --dag's files"
+		}
 		header = append(header, in.line())
 	}
 	if len(setup.env) > 0 {
@@ -307,13 +353,20 @@ func warnSweepUncalibrated(stderr io.Writer, plan *sweep.Plan) error {
 	for _, mc := range plan.Machines {
 		m := mc.File.RuntimeMachine()
 		for _, app := range plan.Apps {
+			if g := plan.DAGs[app]; g != nil {
+				if err := checkDurations(app, m, g, plan.Options.NCPU, plan.Options.NCUDA); err != nil {
+					return err
+				}
+				warnUncalibrated(stderr, mc.Label+", "+app+": ", m, g, plan.Options.NCPU, plan.Options.NCUDA, said)
+				continue
+			}
 			res, err := mc.File.ResolveApp(app, plan.Double, mc.Generation)
 			if err != nil {
 				return err
 			}
 			for _, b := range plan.Blocks {
-				prio, _ := sched.PriorityRange(plan.Scheds[0]) // checked: known
-				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, Prio: prio, Generation: res.Gen, Symbols: res.Symbols()})
+				prio, _ := prioRange(plan.Scheds[0]) // checked: known
+				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, Prio: prio, Generation: res.Gen, Symbols: res.Symbols(), InnerBlock: plan.InnerBlock})
 				if err != nil {
 					return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
 				}

@@ -157,6 +157,10 @@ func checkSweepSize(plan *sweep.Plan, jobs []sweep.Job, par int) error {
 	}
 	size := map[key]int64{}
 	for _, app := range plan.Apps {
+		if g := plan.DAGs[app]; g != nil {
+			size[key{app, 0, 0}] = int64(len(g.Tasks))
+			continue
+		}
 		for _, b := range plan.Blocks {
 			for _, n := range plan.Ns {
 				if err := checkGraphSize(app, n, b, prec); err != nil {
@@ -197,6 +201,18 @@ func dryRun(plan *sweep.Plan, machines []*machine, ncpuSrc, ncudaSrc string) err
 			return err
 		}
 		for _, app := range plan.Apps {
+			if g := plan.DAGs[app]; g != nil {
+				if err := checkDurations(app, plan.Machines[mi].File.RuntimeMachine(), g, plan.Options.NCPU, plan.Options.NCUDA); err != nil {
+					return err
+				}
+				for _, sched := range plan.Scheds {
+					j := sweep.Job{Machine: mi, App: app, Sched: sched}
+					if err := plan.Check(j); err != nil {
+						return fmt.Errorf("%s %s %s: %w", plan.Machines[mi].Label, app, sched, explainNew(machines[mi], err))
+					}
+				}
+				continue
+			}
 			for _, b := range plan.Blocks {
 				n := 0
 				for _, x := range plan.Ns {

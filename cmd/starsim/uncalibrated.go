@@ -57,8 +57,9 @@ func workerArchs(m *rtm.Machine, ncpu, ncuda int) []archGroup {
 // uncalibratedModels lists, for each group of workers, the kernel models
 // of g's tasks that cannot run there for want of a model entry: runtime's
 // rule (a task runs on a worker whose arch has an entry of positive mean
-// for its model and footprint; a task of fixed duration runs anywhere; a
-// pinned one only on its worker). The result is indexed as groups; each
+// for its model and footprint, or which the graph gives a duration on that
+// arch; a task of fixed duration runs anywhere; a pinned one only on its
+// worker). The result is indexed as groups; each
 // list is sorted.
 func uncalibratedModels(m *rtm.Machine, g *graph.Graph, groups []archGroup) [][]string {
 	missing := make([]map[string]bool, len(groups))
@@ -76,16 +77,20 @@ func uncalibratedModels(m *rtm.Machine, g *graph.Graph, groups []archGroup) [][]
 			continue
 		}
 		k := key{t.Model, t.Footprint}
-		if !t.Pinned && seen[k] {
+		// A task with its own durations is checked on its own.
+		shared := !t.Pinned && t.DurationsUS == nil
+		if shared && seen[k] {
 			continue
 		}
-		seen[k] = !t.Pinned
+		seen[k] = shared
 		for i, grp := range groups {
 			if t.Pinned && (t.Worker < grp.first || t.Worker >= grp.first+len(grp.names)) {
 				continue
 			}
 			if e, ok := m.Kernels[rtm.KernelKey{Model: t.Model, Arch: grp.arch, Footprint: t.Footprint}]; !ok || !(e.MeanUS > 0) {
-				missing[i][t.Model] = true
+				if us, ok := t.DurationOn(grp.arch); !ok || !(us > 0) {
+					missing[i][t.Model] = true
+				}
 			}
 		}
 	}

@@ -150,8 +150,18 @@ func (f *runFlags) validateCommon(cmd string) error {
 			return flagError(c.name, c.v, "want a worker count >= 0 (leave the flag out for StarPU's default)")
 		}
 	}
-	if !slices.Contains(sched.Names(), f.sched) {
-		return sourceError(f.source("sched"), f.sched, "unknown scheduler (known: %s)", strings.Join(sched.Names(), ", "))
+	if isExternal(f.sched) {
+		timeout, err := checkTimeout(f.schedTimeout)
+		if err != nil {
+			return err
+		}
+		if f.newSched, err = externalScheduler(f.source("sched"), f.sched, f.stderr, timeout); err != nil {
+			return err
+		}
+	} else if !slices.Contains(sched.Names(), f.sched) {
+		return unknownScheduler(f.source("sched"), f.sched)
+	} else if f.set["sched-timeout"] {
+		return flagError("sched-timeout", f.schedTimeout, "only with --sched external:COMMAND")
 	}
 	switch cost.Durations(f.durations) {
 	case cost.Mean, cost.Normal, cost.Histogram:
@@ -190,7 +200,11 @@ func (f *runFlags) validateRun() error {
 	if err := f.validateCommon("run"); err != nil {
 		return err
 	}
-	if _, err := lookupApp(f.app); err != nil {
+	app, err := lookupApp(f.app)
+	if err != nil {
+		return err
+	}
+	if err := checkInnerBlock(f.set["ib"], f.ib, []string{app}, []int{f.block}); err != nil {
 		return err
 	}
 	prec := models.Single
@@ -198,6 +212,22 @@ func (f *runFlags) validateRun() error {
 		prec = models.Double
 	}
 	return checkGraphSize(f.app, f.n, f.block, prec)
+}
+
+// checkInnerBlock checks --ib: QR's only, from 1 to every block size.
+func checkInnerBlock(set bool, ib int, apps []string, blocks []int) error {
+	if !set {
+		return nil
+	}
+	if !slices.Contains(apps, "qr") {
+		return flagError("ib", ib, "QR's inner block size: only with --app qr")
+	}
+	for _, b := range blocks {
+		if ib < 1 || ib > b {
+			return flagError("ib", ib, "want an inner block size from 1 to the block size (%d)", b)
+		}
+	}
+	return nil
 }
 
 // lookupApp checks an application name.

@@ -156,7 +156,7 @@ func parseRow(rec []string) (Row, error) {
 	ints := []struct {
 		p   *int
 		min int
-	}{{&r.Index, 0}, {&r.Jobs, 1}, {nil, 0}, {nil, 0}, {nil, 0}, {nil, 0}, {nil, 0}, {&r.N, 1}, {&r.Block, 1}, {&r.NCPU, -1}, {&r.NCUDA, -1}, {&r.NTasks, 0}}
+	}{{&r.Index, 0}, {&r.Jobs, 1}, {nil, 0}, {nil, 0}, {nil, 0}, {nil, 0}, {nil, 0}, {&r.N, 0}, {&r.Block, 0}, {&r.NCPU, -1}, {&r.NCUDA, -1}, {&r.NTasks, 0}}
 	for i, c := range ints {
 		if c.p == nil {
 			continue
@@ -188,6 +188,11 @@ func parseRow(rec []string) (Row, error) {
 	}
 	if r.Jobs > MaxJobs {
 		return r, fmt.Errorf("column jobs: %d is beyond %d", r.Jobs, MaxJobs)
+	}
+	// A built-in application's row has N and block; a task graph from a
+	// file (no StarPU generation) has neither: 0.
+	if (r.N == 0) != (r.Block == 0) || r.N == 0 && r.Generation != "" {
+		return r, fmt.Errorf("n %d, block %d: want both > 0 (a built-in application) or both 0 with no starpu_generation (a task graph from a file)", r.N, r.Block)
 	}
 	if r.Index >= r.Jobs {
 		return r, fmt.Errorf("index %d out of [0, %d)", r.Index, r.Jobs)

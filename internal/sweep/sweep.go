@@ -12,6 +12,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
+	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/sched"
 	"github.com/starsim/starsim/runtime/sim"
@@ -60,7 +61,17 @@ type Plan struct {
 	Blocks   []int
 	Ns       []int
 	Double   bool
-	Options  sim.Options
+	// InnerBlock is QR's inner block size (0: Chameleon's default).
+	InnerBlock int
+	Options    sim.Options
+	// DAGs holds the task graphs read from files: an App that names one
+	// runs it (once per machine and scheduler: it has no block size nor
+	// N). The runs only read them.
+	DAGs map[string]*graph.Graph
+	// NewSchedulers makes the schedulers of Scheds the registry does not
+	// hold (external agents), by name. They set no priority range: StarPU's
+	// default for such a policy, 0..0.
+	NewSchedulers map[string]func() sched.Scheduler
 }
 
 // Job is one run of a plan. Index is its place in the plan's fixed order:
@@ -79,6 +90,12 @@ func (p *Plan) Jobs() []Job {
 	var jobs []Job
 	for m := range p.Machines {
 		for _, app := range p.Apps {
+			if p.DAGs[app] != nil {
+				for _, s := range p.Scheds {
+					jobs = append(jobs, Job{Index: len(jobs), Machine: m, App: app, Sched: s})
+				}
+				continue
+			}
 			for _, s := range p.Scheds {
 				for _, b := range p.Blocks {
 					for _, n := range p.Ns {
@@ -193,6 +210,9 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 	for i, err := range errs {
 		if err != nil {
 			j := jobs[i]
+			if p.DAGs[j.App] != nil {
+				return nil, fmt.Errorf("%s %s %s: %w", p.Machines[j.Machine].Label, j.App, j.Sched, err)
+			}
 			return nil, fmt.Errorf("%s %s N=%d block=%d %s: %w", p.Machines[j.Machine].Label, j.App, j.N, j.Block, j.Sched, err)
 		}
 	}
@@ -210,7 +230,11 @@ func (p *Plan) run(j Job, m *machine.Machine, total int) (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
-	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, MachineSource: mach.Source, Generation: res.Gen.String(), App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
+	gen := ""
+	if res != nil {
+		gen = res.Gen.String()
+	}
+	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, MachineSource: mach.Source, Generation: gen, App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
 		NCPU: o.NCPU, NCUDA: o.NCUDA, NTasks: out.NTasks, GFlops: out.GFlops, MakespanS: out.MakespanS,
 		SLR: out.SLR, Speedup: out.Speedup, Eff: out.Efficiency, EnergyJ: out.EnergyJ, BusyPct: meanBusy(out),
 		PriceUnits: mach.PriceUnits, Utilization: out.Utilization}, nil
@@ -224,7 +248,8 @@ func (p *Plan) Check(j Job) error {
 }
 
 // prepare builds job j's graph and simulator on m, and returns them with
-// the generation resolution and the options of the run.
+// the generation resolution (nil for a graph from a file) and the options
+// of the run.
 func (p *Plan) prepare(j Job, m *machine.Machine) (*sim.Simulator, *generation.Resolution, sim.Options, error) {
 	prec := models.Single
 	if p.Double {
@@ -232,25 +257,33 @@ func (p *Plan) prepare(j Job, m *machine.Machine) (*sim.Simulator, *generation.R
 	}
 	mach := p.Machines[j.Machine]
 	o := p.Options
-	res, err := mach.File.ResolveApp(j.App, p.Double, mach.Generation)
-	if err != nil {
-		return nil, nil, o, err
-	}
-	prio, ok := sched.PriorityRange(j.Sched)
-	if !ok {
-		return nil, nil, o, fmt.Errorf("unknown scheduler %q", j.Sched)
-	}
-	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, Prio: prio, NoPrio: false,
-		Generation: res.Gen, Symbols: res.Symbols()})
-	if err != nil {
-		return nil, nil, o, err
-	}
 	o.Sched = j.Sched
+	o.NewScheduler = p.NewSchedulers[j.Sched]
 	if mach.GPUMemLimitBytes > 0 {
 		o.GPUMemLimitBytes = mach.GPUMemLimitBytes
 	}
 	if mach.GPUMemLimitByDevice != nil {
 		o.GPUMemLimitByDevice = mach.GPUMemLimitByDevice
+	}
+	if g := p.DAGs[j.App]; g != nil {
+		s, err := sim.New(m, g, o)
+		return s, nil, o, err
+	}
+	res, err := mach.File.ResolveApp(j.App, p.Double, mach.Generation)
+	if err != nil {
+		return nil, nil, o, err
+	}
+	prio, ok := sched.PriorityRange(j.Sched)
+	if p.NewSchedulers[j.Sched] != nil {
+		prio, ok = graph.PrioRange{}, true
+	}
+	if !ok {
+		return nil, nil, o, fmt.Errorf("unknown scheduler %q", j.Sched)
+	}
+	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, Prio: prio, NoPrio: false, InnerBlock: p.InnerBlock,
+		Generation: res.Gen, Symbols: res.Symbols()})
+	if err != nil {
+		return nil, nil, o, err
 	}
 	s, err := sim.New(m, g, o)
 	return s, res, o, err

@@ -122,7 +122,7 @@ func TestParseCSVRefusesBadRows(t *testing.T) {
 		{"negative", head + strings.Replace(good, ",50,", ",-50,", 1), "s.csv:2: column busy_pct: \"-50\""},
 		{"zero jobs", head + strings.Replace(good, "0,2,", "0,0,", 1), "s.csv:2: column jobs: 0 is below 1"},
 		{"index beyond", head + strings.Replace(good, "0,2,", "5,2,", 1), "s.csv:2: index 5 out of [0, 2)"},
-		{"n zero", head + strings.Replace(good, ",9600,", ",0,", 1), "s.csv:2: column n: 0 is below 1"},
+		{"n zero", head + strings.Replace(good, ",9600,", ",0,", 1), "s.csv:2: n 0, block 960: want both > 0 (a built-in application) or both 0 with no starpu_generation"},
 		{"ncpu", head + strings.Replace(good, ",-1,-1,", ",-2,-1,", 1), "s.csv:2: column ncpu: -2 is below -1"},
 		{"empty machine", head + strings.Replace(good, ",m,", ",,", 1), "s.csv:2: column machine is empty"},
 		{"short row", head + "0,2,m\n", "s.csv:2: not sweep CSV: wrong number of fields"},
@@ -194,4 +194,17 @@ func TestRowsNameMachineAndGeneration(t *testing.T) {
 	require.NoError(t, WriteJSON(&b, rows))
 	assert.Contains(t, b.String(), `"starpu_generation": "1.3"`)
 	assert.Contains(t, b.String(), `"machine_source": "StarPU sampling directory `)
+}
+
+// A task graph from a file has neither N nor block nor StarPU generation.
+func TestParseCSVTaskGraphRow(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, WriteCSV(&b, nil))
+	row := "0,1,m,calibration file m.calib.json,,g.dag.json,dmda,0,0,-1,-1,4,100,0.5,1.2,3,0.4,0,50,0,0\n"
+	sh, err := ParseCSV([]byte(b.String()+row), "s.csv")
+	require.NoError(t, err)
+	require.Len(t, sh.Rows, 1)
+	assert.Equal(t, "g.dag.json", sh.Rows[0].App)
+	_, err = ParseCSV([]byte(b.String()+strings.Replace(row, ",,g", ",1.4,g", 1)), "s.csv")
+	assert.ErrorContains(t, err, "with no starpu_generation")
 }

@@ -27,7 +27,8 @@ func (d *Deps) Succs(i int) []int32 { return d.Succ[d.SuccOff[i]:d.SuccOff[i+1]]
 // DeriveDeps derives the dependencies as StarPU's sequential consistency
 // does at submission: a task depends on its explicit dependencies, on the
 // last task that wrote each of its data and, when it writes, on the data's
-// readers since then. It works on task indices, not pointers (reading a
+// readers since then, except on data whose sequential consistency is off
+// (Handle.NoSeqConsistency). It works on task indices, not pointers (reading a
 // task's id through a pointer costs a cache miss per dependency). An
 // explicit dependency not submitted before its task, or a handle out of
 // range, is an error.
@@ -76,6 +77,12 @@ func DeriveDeps(g *Graph) (*Deps, error) {
 			id := a.Handle
 			if id < 0 || id >= nh {
 				return nil, fmt.Errorf("task %d (%s): unknown handle %d", i, t.Name, id)
+			}
+			if g.Handles[id].NoSeqConsistency {
+				if a.Mode&W != 0 {
+					lastWriter[id] = int32(i) // for wont_use only
+				}
+				continue
 			}
 			add(lastWriter[id])
 			if a.Mode&W != 0 {

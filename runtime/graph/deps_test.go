@@ -56,3 +56,35 @@ func TestDeriveDepsErrors(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want, tc.name)
 	}
 }
+
+// A data whose sequential consistency is off orders nothing: only the
+// explicit dependencies do; its last writer still anchors wont_use.
+func TestDeriveDepsNoSeqConsistency(t *testing.T) {
+	g := &Graph{Handles: []Handle{{ID: 0, NoSeqConsistency: true}, {ID: 1}}, Tasks: []Task{
+		{ID: 0, Buffers: []Access{acc(0, W), acc(1, W)}},
+		{ID: 1, Buffers: []Access{acc(0, R)}},                  // no dependency on 0
+		{ID: 2, Buffers: []Access{acc(0, RW)}, Deps: []int{1}}, // only the explicit one
+		{ID: 3, Buffers: []Access{acc(1, R)}, WontUse: []int{0}},
+	}}
+	d, err := DeriveDeps(g)
+	require.NoError(t, err)
+	want := [][]int32{{}, {}, {1}, {0}}
+	for i, w := range want {
+		assert.ElementsMatch(t, w, d.Preds(i), "preds of %d", i)
+	}
+	assert.Equal(t, []int32{2}, d.WontUseAfter)
+}
+
+func TestDurationOn(t *testing.T) {
+	tk := Task{DurationsUS: map[string]float64{"cuda1": 5, "cuda": 7, "cpu": 30}}
+	for arch, want := range map[string]float64{"cuda1": 5, "cuda0": 7, "cpu0": 30} {
+		us, ok := tk.DurationOn(arch)
+		assert.True(t, ok, arch)
+		assert.Equal(t, want, us, arch)
+	}
+	_, ok := tk.DurationOn("opencl0")
+	assert.False(t, ok)
+	_, ok = (&Task{}).DurationOn("cpu0")
+	assert.False(t, ok)
+	assert.Equal(t, "cuda", ArchKind("cuda12"))
+}

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Mode is a buffer access mode.
@@ -42,6 +43,10 @@ type Handle struct {
 	// Footprint is StarPU's handle footprint (matrix: crc(nx, ny) hashed
 	// with the interface id); task footprints fold these.
 	Footprint uint32
+	// NoSeqConsistency turns StarPU's sequential consistency off for this
+	// data (starpu_data_set_sequential_consistency_flag(h, 0)): its
+	// accesses add no implicit dependency, only explicit ones order tasks.
+	NoSeqConsistency bool
 }
 
 // Access is one buffer of a task.
@@ -71,6 +76,12 @@ type Task struct {
 	// lookup, on whichever workers may run it (a replayed task without a
 	// model runs for its recorded length).
 	FixedUS float64
+	// DurationsUS, when set, gives the task's duration (µs) on the
+	// workers whose arch the calibration has no entry of its model and
+	// footprint for: keyed by arch ("cuda1"), else by arch kind, the arch
+	// without its trailing digits ("cuda", "cpu"). Task graphs read from
+	// files carry them; a worker neither gives a duration cannot run it.
+	DurationsUS map[string]float64
 	// Footprint indexes the perf model (StarPU's task footprint).
 	Footprint uint32
 	Pinned    bool // run only on Worker
@@ -90,6 +101,26 @@ type Graph struct {
 	// TotalFlops is the flop count the application's GFlop/s is computed
 	// from (StarPU's examples use a closed formula, not the task sum).
 	TotalFlops float64
+}
+
+// ArchKind is an arch without its trailing digits: "cuda1" gives "cuda",
+// "cpu0" gives "cpu".
+func ArchKind(arch string) string {
+	return strings.TrimRight(arch, "0123456789")
+}
+
+// DurationOn is t's duration (µs) from DurationsUS on a worker of arch:
+// the arch's own entry, else its kind's; ok is false when neither is
+// given.
+func (t *Task) DurationOn(arch string) (us float64, ok bool) {
+	if t.DurationsUS == nil {
+		return 0, false
+	}
+	if us, ok = t.DurationsUS[arch]; ok {
+		return us, true
+	}
+	us, ok = t.DurationsUS[ArchKind(arch)]
+	return us, ok
 }
 
 // PrioRange is the priority range a scheduler sets for its context:

@@ -21,6 +21,15 @@ type Scheduler interface {
 	PostExec(w *machine.Worker, t *Task)
 }
 
+// Closer is a scheduler that holds resources or can fail (an external
+// agent's process): the runtime calls Close once the simulation has
+// stopped, with the makespan so far (s), and returns its error, if any,
+// instead of the run's result.
+type Closer interface {
+	Scheduler
+	Close(makespanS float64) error
+}
+
 // Decision is what a push decided: the worker whose queue took the task
 // (nil for a queue all workers share) and whether the runtime should
 // prefetch the task's inputs on that worker's memory node now (StarPU's

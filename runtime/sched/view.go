@@ -28,6 +28,14 @@ type View struct {
 	explainTask int
 	fail        func(error)
 	pusher      *machine.Worker
+	nodes       []MemoryNode
+	power       map[string]machine.Power
+}
+
+// MemoryNode is a memory node as a scheduler may describe it.
+type MemoryNode struct {
+	Name          string // "RAM", "CUDA0"
+	CapacityBytes int64  // what the run may use there; 0: unlimited
 }
 
 // ViewConfig is what NewView makes a view of.
@@ -45,12 +53,16 @@ type ViewConfig struct {
 	Explain     io.Writer
 	ExplainTask int
 	Fail        func(error)
+	// Nodes are the run's memory nodes, by index (Worker.Node); Power
+	// the machine's power per arch (none: no power figures).
+	Nodes []MemoryNode
+	Power map[string]machine.Power
 }
 
 // NewView makes the view the runtime gives its scheduler.
 func NewView(c ViewConfig) *View {
 	return &View{eng: c.Engine, workers: c.Workers, cost: c.Cost, rng: c.Rand, g: c.Graph, weights: c.Weights,
-		explain: c.Explain, explainTask: c.ExplainTask, fail: c.Fail}
+		explain: c.Explain, explainTask: c.ExplainTask, fail: c.Fail, nodes: c.Nodes, power: c.Power}
 }
 
 // NowUS is the simulated time in µs.
@@ -111,6 +123,24 @@ func (v *View) ExpectedTransferUS(t *Task, w *machine.Worker) float64 {
 // being loaded, not allocated (dmdar's ready-first pop).
 func (v *View) NonReadyBytes(t *Task, w *machine.Worker) (nonReady, nonLoading, nonAllocated int64) {
 	return memory.NonReadyBytes(t.bufs, w.Node)
+}
+
+// MemoryNodes lists the run's memory nodes, by index (do not modify).
+func (v *View) MemoryNodes() []MemoryNode { return v.nodes }
+
+// Power is an arch's power draw (W), idle and running a kernel; ok is
+// false when the calibration has no power figures for it.
+func (v *View) Power(arch string) (p machine.Power, ok bool) {
+	p, ok = v.power[arch]
+	return p, ok
+}
+
+// Fail stops the run with err: a scheduler that cannot go on (an external
+// agent that failed) calls it; the run returns err, and no result.
+func (v *View) Fail(err error) {
+	if v.fail != nil {
+		v.fail(err)
+	}
 }
 
 // Rand is the run's seeded generator.

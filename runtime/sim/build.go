@@ -311,7 +311,7 @@ func (s *Simulator) buildGraph() error {
 		}
 		fresh := true // stats not yet checked runnable
 		var stats *workerStats
-		if t.Pinned || t.FixedUS > 0 {
+		if t.Pinned || t.FixedUS > 0 || t.DurationsUS != nil {
 			if cap(kslab)-len(kslab) < nw {
 				kslab = make([]*machine.KernelStats, 0, nw*1024)
 			}
@@ -352,6 +352,9 @@ func (s *Simulator) buildGraph() error {
 			runnable = (*stats)[j] != nil
 		}
 		if !runnable {
+			if t.DurationsUS != nil {
+				return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs, and its durations name none of them", i, t.Name, t.Model, t.Footprint)
+			}
 			return fmt.Errorf("task %d (%s): kernel %s footprint %08x is calibrated on none of the workers' archs", i, t.Name, t.Model, t.Footprint)
 		}
 	}
@@ -382,8 +385,10 @@ type handleWontUse struct {
 	armed bool
 }
 
-// fillStats sets st[w] to t's model entry on worker w: nil where t cannot
-// run (an uncalibrated arch, or not the worker it is pinned to).
+// fillStats sets st[w] to t's model entry on worker w, else to its
+// duration from the graph (Task.DurationsUS): nil where t cannot run (an
+// uncalibrated arch the graph gives no duration for, or not the worker it
+// is pinned to).
 func (s *Simulator) fillStats(st []*machine.KernelStats, t *graph.Task) {
 	for wi, w := range s.workers {
 		if t.Pinned && wi != t.Worker {
@@ -395,6 +400,8 @@ func (s *Simulator) fillStats(st []*machine.KernelStats, t *graph.Task) {
 		}
 		if k, ok := s.lookupKernel(t, w); ok {
 			st[wi] = k
+		} else if us, ok := t.DurationOn(w.Arch); ok && us > 0 {
+			st[wi] = &machine.KernelStats{MeanUS: us} // the file's, where the calibration has none
 		} else {
 			s.uncal[[2]string{t.Model, w.Arch}] = true
 		}

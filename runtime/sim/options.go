@@ -10,6 +10,10 @@ import (
 // Options of a run. The zero value of a count means StarPU's default.
 type Options struct {
 	Sched string // scheduler name; default "dmda"
+	// NewScheduler, when set, makes the run's scheduler instead of the
+	// registry's entry for Sched (which then only names it): a scheduler
+	// made per invocation, such as an external agent's.
+	NewScheduler func() sched.Scheduler
 	// NCPU and NCUDA are worker counts; -1 means StarPU's default (all GPUs;
 	// CPU workers = cores - GPU workers).
 	NCPU, NCUDA int

@@ -171,7 +171,13 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	if opts.Durations == "" {
 		opts.Durations = cost.Mean
 	}
-	sc, ok := sched.New(opts.Sched)
+	var sc sched.Scheduler
+	ok := true
+	if opts.NewScheduler != nil {
+		sc = opts.NewScheduler()
+	} else {
+		sc, ok = sched.New(opts.Sched)
+	}
 	if !ok {
 		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(sched.Names(), ", "))
 	}
@@ -244,8 +250,12 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	if opts.DMWeights != nil {
 		weights = *opts.DMWeights
 	}
+	nodes := make([]sched.MemoryNode, len(s.nodes))
+	for i, n := range s.nodes {
+		nodes[i] = sched.MemoryNode{Name: n.Name, CapacityBytes: n.Capacity}
+	}
 	s.view = sched.NewView(sched.ViewConfig{Engine: s.eng, Workers: s.mw, Cost: s.cost, Rand: s.rng, Graph: s.g,
-		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail})
+		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail, Nodes: nodes, Power: m.Power})
 	s.sched.Init(s.view)
 	s.obs = opts.Observer
 	if s.obs == nil {
@@ -268,6 +278,12 @@ func (s *Simulator) Run() (*Result, error) {
 	// The application thread submits tasks one after the other.
 	s.eng.Post(0, s.submitCall, 0)
 	s.eng.Run()
+	if c, ok := s.sched.(sched.Closer); ok {
+		// Its failure (an external agent's) explains the run's end first.
+		if err := c.Close(s.lastEndS); err != nil {
+			return nil, err
+		}
+	}
 	if s.checkErr != nil {
 		return nil, s.checkErr
 	}
