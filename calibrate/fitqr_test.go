@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // calibrate fit makes the QR kernels' models from measured samples (here
@@ -26,9 +26,9 @@ func TestFitMakesQRKernels(t *testing.T) {
 	base.Kernels = kept
 	g, err := models.QR(models.Options{N: 3840, Block: 960, Precision: models.Double})
 	require.NoError(t, err)
-	o := runtime.DefaultOptions()
+	o := sim.DefaultOptions()
 	o.NCPU, o.NCUDA = 2, 1
-	_, err = runtime.New(base.RuntimeMachine(), g, o)
+	_, err = sim.New(base.RuntimeMachine(), g, o)
 	require.ErrorContains(t, err, "dgeqrt", "the base lacks QR")
 	var samples []KernelSample
 	mean := map[string]float64{}
@@ -60,7 +60,7 @@ func TestFitMakesQRKernels(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(mean), found)
-	s, err := runtime.New(f.RuntimeMachine(), g, o)
+	s, err := sim.New(f.RuntimeMachine(), g, o)
 	require.NoError(t, err)
 	r, err := s.Run()
 	require.NoError(t, err)

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/starsim/starsim/calibrate/starpu"
-	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/emulator/network"
 	"github.com/starsim/starsim/platforms"
 	"github.com/starsim/starsim/platforms/netsim"
 )
@@ -200,7 +200,7 @@ func TestPlatformBuildInSimGrid(t *testing.T) {
 				sc.Flows = append(sc.Flows, netsim.Flow{ID: fl["id"].(string), Src: fl["src"].(string), Dst: fl["dst"].(string),
 					Bytes: float64(fl["bytes"].(int)), StartS: fl["start"].(float64)})
 			}
-			res, err := netsim.RunOn(netsim.PlatformTopology(built), sc, netsim.Options{Network: emulator.NetworkOptions{Check: true}})
+			res, err := netsim.RunOn(netsim.PlatformTopology(built), sc, netsim.Options{Network: network.Options{Check: true}})
 			require.NoError(t, err)
 			for i, fl := range res.Flows {
 				assert.InDelta(t, b[i], fl.FinishS, 1e-9*fl.DurationS, "flow %d", i)

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/emulator/network"
 	"github.com/starsim/starsim/platforms"
 	"github.com/starsim/starsim/platforms/netsim"
 )
@@ -42,7 +42,7 @@ func TestBuildPlatformDefault(t *testing.T) {
 func runOne(t *testing.T, p *platforms.Platform, src, dst string, bytes float64) float64 {
 	t.Helper()
 	sc := &netsim.Scenario{File: "x", Flows: []netsim.Flow{{ID: "f", Src: src, Dst: dst, Bytes: bytes}}}
-	res, err := netsim.RunOn(netsim.PlatformTopology(p), sc, netsim.Options{Network: emulator.NetworkOptions{Check: true}})
+	res, err := netsim.RunOn(netsim.PlatformTopology(p), sc, netsim.Options{Network: network.Options{Check: true}})
 	require.NoError(t, err)
 	return res.Flows[0].DurationS
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // TestWhatIfRuns: the runtime runs a tiled Cholesky (checked invariants on)
@@ -68,9 +68,9 @@ func TestWhatIfRuns(t *testing.T) {
 			assert.Equal(t, want, f.Name)
 			g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960})
 			require.NoError(t, err)
-			opts := runtime.DefaultOptions()
+			opts := sim.DefaultOptions()
 			opts.Check = true
-			s, err := runtime.New(f.RuntimeMachine(), g, opts)
+			s, err := sim.New(f.RuntimeMachine(), g, opts)
 			require.NoError(t, err)
 			res, err := s.Run()
 			require.NoError(t, err)
@@ -107,9 +107,9 @@ func TestWhatIfCloneRuns(t *testing.T) {
 		require.NoError(t, err)
 		g, err := models.New("cholesky", models.Options{N: 960 * 24, Block: 960})
 		require.NoError(t, err)
-		opts := runtime.DefaultOptions()
+		opts := sim.DefaultOptions()
 		opts.Check = true
-		s, err := runtime.New(f.RuntimeMachine(), g, opts)
+		s, err := sim.New(f.RuntimeMachine(), g, opts)
 		require.NoError(t, err)
 		res, err := s.Run()
 		require.NoError(t, err)

@@ -5,33 +5,15 @@ import (
 	"math"
 )
 
-// Event is a scheduled action. The engine owns it from Schedule until it runs
-// or is cancelled.
-type Event struct {
+// event is a scheduled call: call(arg) at timeS. Posted events are
+// recycled once run; a Timer's event is its own.
+type event struct {
 	timeS  float64
 	seq    uint64
 	index  int // position in the heap; -1 when not queued
-	action func()
-	call   func(int) // typed form: call(arg) when action is nil
+	call   func(int)
 	arg    int
-	callO  func(any) // object form: callO(obj) when action and call are nil
-	obj    any
 	pooled bool // posted: nobody holds it, recycled after it runs
-}
-
-// TimeS is the simulated time, in seconds, at which the event runs.
-func (ev *Event) TimeS() float64 { return ev.timeS }
-
-// Pending reports whether the event is still queued.
-func (ev *Event) Pending() bool {
-	return ev.index >= 0 || ev.index == fifoIndex || ev.index == nextIndex
-}
-
-// Hook observes the engine; it is called around every event. Hooks must not
-// change the simulation's outcome (tracing and statistics attach here).
-type Hook interface {
-	BeforeEvent(nowS float64, ev *Event)
-	AfterEvent(nowS float64, ev *Event)
 }
 
 // Engine is a discrete-event simulator in simulated time (seconds, float64).
@@ -39,21 +21,20 @@ type Hook interface {
 type Engine struct {
 	nowS  float64
 	seq   uint64
-	queue []*Event // binary min-heap on (timeS, seq)
+	queue []*event // binary min-heap on (timeS, seq)
 	// fifo[head:] are posted events due now, in sequence order: they need
 	// no place in the heap (a posted event is never moved or cancelled).
 	// The clock does not move on before they have run, since they are due
 	// at it, so they keep the queue's order with the heap's events.
-	fifo []*Event
+	fifo []*event
 	head int
 	// next, when not nil, is earlier than every event of the heap: most
 	// events are the soonest when scheduled, and wait there instead of
 	// being sifted to the heap's top and back.
-	next   *Event
-	hooks  []Hook
+	next   *event
 	nrun   uint64
 	halted bool
-	free   []*Event // recycled posted events
+	free   []*event // recycled posted events
 }
 
 // fifoIndex and nextIndex are the indices of an event queued in the
@@ -81,62 +62,30 @@ func (e *Engine) Pending() int {
 	return n
 }
 
-// AddHook attaches an observer called before and after every event.
-func (e *Engine) AddHook(h Hook) { e.hooks = append(e.hooks, h) }
-
-// Schedule queues action to run at absolute simulated time atS (seconds).
-// It panics if atS is NaN or earlier than now: that is a caller bug.
-func (e *Engine) Schedule(atS float64, action func()) *Event {
-	e.checkTime(atS)
-	ev := &Event{timeS: atS, seq: e.seq, action: action}
-	e.seq++
-	e.push(ev)
-	return ev
-}
-
-// Post queues action at atS like Schedule, for callers that never cancel or
-// reschedule it: its event is recycled once run, sparing an allocation.
-func (e *Engine) Post(atS float64, action func()) {
-	ev := e.recycled(atS)
-	if ev == nil {
-		ev = e.pooled(atS)
-	}
-	ev.action = action
-	e.post(ev)
-}
-
-// PostCall queues call(arg) at atS like Post. Hot paths bind call once (a
-// method value kept in a field) and pass what varies as arg, so posting an
-// event allocates nothing, where a closure per event would.
-func (e *Engine) PostCall(atS float64, call func(int), arg int) {
+// Post runs call(arg) delayS seconds from now (simulated). It panics if
+// delayS is negative or NaN: that is a caller bug. Hot paths bind call
+// once (a method value kept in a field) and pass what varies as arg, so
+// posting allocates nothing, where a closure per event would; the events
+// themselves are recycled.
+func (e *Engine) Post(delayS float64, call func(int), arg int) {
+	atS := e.nowS + delayS
 	ev := e.recycled(atS)
 	if ev == nil {
 		ev = e.pooled(atS)
 	}
 	ev.call, ev.arg = call, arg
-	e.post(ev)
-}
-
-// PostObj queues callO(obj) at atS like PostCall, for actions keyed by a
-// pointer: a pointer held in an interface costs no allocation either.
-func (e *Engine) PostObj(atS float64, callO func(any), obj any) {
-	ev := e.recycled(atS)
-	if ev == nil {
-		ev = e.pooled(atS)
+	if ev.timeS == e.nowS {
+		ev.index = fifoIndex
+		e.fifo = append(e.fifo, ev)
+		return
 	}
-	ev.callO, ev.obj = callO, obj
-	e.post(ev)
+	e.push(ev)
 }
 
-// PostObjAfter is PostObj delayS seconds from now.
-func (e *Engine) PostObjAfter(delayS float64, callO func(any), obj any) {
-	e.PostObj(e.nowS+delayS, callO, obj)
-}
-
-// recycled is pooled's common case, small enough to inline: a recycled
+// recycled is Post's common case, small enough to inline: a recycled
 // event for time atS with the next sequence number, or nil when the free
 // list is empty or atS is invalid (pooled then handles it).
-func (e *Engine) recycled(atS float64) *Event {
+func (e *Engine) recycled(atS float64) *event {
 	n := len(e.free) - 1
 	if n < 0 || !(atS >= e.nowS) {
 		return nil
@@ -148,47 +97,36 @@ func (e *Engine) recycled(atS float64) *Event {
 	return ev
 }
 
-// pooled is the posts' fallback when recycled finds nothing: it rejects a
-// bad time (checkTime panics) or makes a new pooled event for atS with the
-// next sequence number. The caller sets its action and pushes it.
-func (e *Engine) pooled(atS float64) *Event {
+// pooled is Post's fallback when recycled finds nothing: it rejects a bad
+// time (checkTime panics) or makes a new pooled event for atS with the
+// next sequence number.
+func (e *Engine) pooled(atS float64) *event {
 	e.checkTime(atS)
-	ev := &Event{pooled: true, timeS: atS, seq: e.seq}
+	ev := &event{pooled: true, timeS: atS, seq: e.seq}
 	e.seq++
 	return ev
 }
 
-// post queues a pooled event: in the fifo when it is due now, else in the
-// heap.
-func (e *Engine) post(ev *Event) {
-	if ev.timeS == e.nowS {
-		ev.index = fifoIndex
-		e.fifo = append(e.fifo, ev)
-		return
-	}
-	e.push(ev)
+// Timer is an event that can be set, moved and stopped: call(arg) runs
+// at the time it is set to, unless stopped or set again before.
+type Timer struct {
+	e  *Engine
+	ev event
 }
 
-// PostCallAfter is PostCall delayS seconds from now.
-func (e *Engine) PostCallAfter(delayS float64, call func(int), arg int) {
-	e.PostCall(e.nowS+delayS, call, arg)
+// NewTimer returns a timer of e that runs call(arg); it is not set.
+func (e *Engine) NewTimer(call func(int), arg int) *Timer {
+	return &Timer{e: e, ev: event{index: -1, call: call, arg: arg}}
 }
 
-// PostAfter is Post delayS seconds from now.
-func (e *Engine) PostAfter(delayS float64, action func()) { e.Post(e.nowS+delayS, action) }
-
-// After queues action to run delayS seconds from now.
-func (e *Engine) After(delayS float64, action func()) *Event {
-	return e.Schedule(e.nowS+delayS, action)
-}
-
-// Reschedule moves a queued event to time atS, as if it had been cancelled and
-// scheduled anew (it takes a fresh sequence number, so it runs after events
-// already queued for the same time). An event that is not queued is queued.
-func (e *Engine) Reschedule(ev *Event, atS float64) {
+// Set makes t run at absolute simulated time atS, as if stopped and set
+// anew (it takes a fresh sequence number, so it runs after events already
+// queued for the same time). It panics if atS is NaN or earlier than now.
+func (t *Timer) Set(atS float64) {
+	e, ev := t.e, &t.ev
 	e.checkTime(atS)
 	inHeap := ev.index >= 0
-	if ev.index == nextIndex { // Cancel's only work on an event out of the heap
+	if ev.index == nextIndex { // Stop's only work on an event out of the heap
 		e.next, ev.index = nil, -1
 	}
 	ev.timeS = atS
@@ -205,12 +143,9 @@ func (e *Engine) Reschedule(ev *Event, atS float64) {
 	}
 }
 
-// Cancel removes a queued event; cancelling an event that already ran or was
-// cancelled is a no-op.
-func (e *Engine) Cancel(ev *Event) {
-	if ev == nil {
-		return
-	}
+// Stop unsets t; stopping a timer that ran or was stopped does nothing.
+func (t *Timer) Stop() {
+	e, ev := t.e, &t.ev
 	if ev.index == nextIndex {
 		e.next, ev.index = nil, -1
 		return
@@ -221,29 +156,26 @@ func (e *Engine) Cancel(ev *Event) {
 	e.remove(ev.index)
 }
 
+// Pending reports whether t is set and has not run.
+func (t *Timer) Pending() bool { return t.ev.index >= 0 || t.ev.index == nextIndex }
+
+// TimeS is the time t was last set to.
+func (t *Timer) TimeS() float64 { return t.ev.timeS }
+
 // Halt makes Run return after the current event.
 func (e *Engine) Halt() { e.halted = true }
 
 // Run executes events in (time, sequence) order until the queue is empty or
 // Halt is called.
 func (e *Engine) Run() {
-	e.RunUntil(math.Inf(1))
-}
-
-// RunUntil executes every event whose time is <= endS, then sets the clock to
-// endS if endS is finite and later than the last event.
-func (e *Engine) RunUntil(endS float64) {
 	e.halted = false
 	for !e.halted {
-		var ev *Event
+		var ev *event
 		first := e.next // the earliest of the heap and next
 		if first == nil && len(e.queue) > 0 {
 			first = e.queue[0]
 		}
 		if e.head < len(e.fifo) && (first == nil || less(e.fifo[e.head], first)) {
-			if e.fifo[e.head].timeS > endS {
-				break
-			}
 			ev = e.fifo[e.head]
 			e.fifo[e.head] = nil
 			if e.head++; e.head == len(e.fifo) {
@@ -251,9 +183,6 @@ func (e *Engine) RunUntil(endS float64) {
 			}
 			ev.index = -1
 		} else if first != nil {
-			if first.timeS > endS {
-				break
-			}
 			if first == e.next {
 				e.next, ev = nil, first
 				ev.index = -1
@@ -264,42 +193,12 @@ func (e *Engine) RunUntil(endS float64) {
 			break
 		}
 		e.nowS = ev.timeS
-		if len(e.hooks) != 0 {
-			e.before(ev)
-		}
 		e.nrun++
-		switch {
-		case ev.action != nil:
-			ev.action()
-		case ev.call != nil:
-			ev.call(ev.arg)
-		default:
-			ev.callO(ev.obj)
-		}
-		if len(e.hooks) != 0 {
-			e.after(ev)
-		}
+		ev.call(ev.arg)
 		if ev.pooled {
-			ev.action, ev.call, ev.callO, ev.obj = nil, nil, nil, nil
+			ev.call = nil
 			e.free = append(e.free, ev)
 		}
-	}
-	if !e.halted && !math.IsInf(endS, 1) && endS > e.nowS {
-		e.nowS = endS
-	}
-}
-
-// before and after call the hooks around ev, out of RunUntil's loop: most
-// runs have none.
-func (e *Engine) before(ev *Event) {
-	for _, h := range e.hooks {
-		h.BeforeEvent(e.nowS, ev)
-	}
-}
-
-func (e *Engine) after(ev *Event) {
-	for _, h := range e.hooks {
-		h.AfterEvent(e.nowS, ev)
 	}
 }
 
@@ -321,7 +220,7 @@ func (e *Engine) badTime(atS float64) {
 // can be rescheduled and cancelled in O(log n) without leaving garbage behind.
 // Sequence numbers are unique: any heap pops events in the same order.
 
-func less(a, b *Event) bool {
+func less(a, b *event) bool {
 	if a.timeS != b.timeS {
 		return a.timeS < b.timeS
 	}
@@ -329,7 +228,7 @@ func less(a, b *Event) bool {
 }
 
 // push queues ev in next when it is the earliest, else in the heap.
-func (e *Engine) push(ev *Event) {
+func (e *Engine) push(ev *event) {
 	switch {
 	case e.next == nil && (len(e.queue) == 0 || less(ev, e.queue[0])):
 		e.next, ev.index = ev, nextIndex
@@ -343,7 +242,7 @@ func (e *Engine) push(ev *Event) {
 }
 
 // pop removes and returns the heap's first event.
-func (e *Engine) pop() *Event {
+func (e *Engine) pop() *event {
 	q := e.queue
 	ev := q[0]
 	last := len(q) - 1

@@ -12,7 +12,10 @@ import (
 
 // App is one application: everything starsim knows of it, in one value
 // (one file per application). A new application is a new file defining
-// its App and one line in apps.
+// its App and one line registering it (apps here, or Register). Name,
+// Kernels, Size and Build are needed; the rest serves replays of traces
+// (KernelOf, ElemBytes, KernelFlops, SyncGPU, Renames) and may be left
+// empty.
 type App struct {
 	// Name is the --app value ("cholesky"), matched case-insensitively.
 	Name string
@@ -55,11 +58,24 @@ type App struct {
 	Build func(o Options, nb int) (*graph.Graph, error)
 }
 
-// apps is the registry, in the order of Names.
+// apps is the registry, in the order of Names: the built-in applications,
+// then those Register added.
 var apps = []*App{
 	&cholesky,
 	&lu,
 	&qrApp,
+}
+
+// Register adds an application (a name already registered, in any case,
+// is replaced). Not safe for concurrent use: register from init or main.
+func Register(a *App) {
+	for i, b := range apps {
+		if strings.EqualFold(a.Name, b.Name) {
+			apps[i] = a
+			return
+		}
+	}
+	apps = append(apps, a)
 }
 
 // Lookup finds an application by name (case-insensitive).
@@ -150,6 +166,9 @@ func (a *App) SymbolSets(g generation.Gen) [][]generation.KernelSymbol {
 func kernelOf(symbol string) (*App, string, bool) {
 	sym := generation.TrimBLAS(symbol)
 	for _, a := range apps {
+		if a.KernelOf == nil {
+			continue
+		}
 		if k, ok := a.KernelOf(sym); ok {
 			return a, k, true
 		}
@@ -177,7 +196,7 @@ func KernelFlops(symbol string, n float64) (flops float64, ok bool) {
 // StarPU's double LU, 4 for its float LU and for Cholesky).
 func SymbolElemBytes(symbol string) (int64, bool) {
 	a, _, ok := kernelOf(symbol)
-	if !ok {
+	if !ok || a.ElemBytes == nil {
 		return 0, false
 	}
 	return a.ElemBytes(generation.TrimBLAS(symbol))

@@ -21,7 +21,7 @@
 //   - Priorities depend on the scheduler, because cholesky_implicit.c reads
 //     the scheduler's priority range (STARPU_MIN_PRIO/STARPU_MAX_PRIO) at
 //     submission time: Options.Prio carries it (the scheduler registry
-//     gives it, runtime.PriorityRange).
+//     gives it, sched.PriorityRange).
 //
 // Key types and functions: App, Lookup, Names, Options, Precision, New,
 // Size, CholeskyFlops, LUFlops.

@@ -2,7 +2,7 @@ package models
 
 import (
 	"fmt"
-	goruntime "runtime"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 
@@ -264,7 +264,7 @@ func (b *builder) iterations(nk int, counts func(k int) (tasks, bufs, wont int),
 			build(k)
 		}
 	}
-	if at[nk].t >= parallelMin && goruntime.GOMAXPROCS(0) > 1 {
+	if at[nk].t >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
 		done := make(chan struct{})
 		go func() { work(); close(done) }()
 		work()

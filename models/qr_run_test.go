@@ -8,7 +8,7 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // The tiled QR runs on the embedded calibration, which models its
@@ -19,9 +19,9 @@ func TestQRRunsOnDefault(t *testing.T) {
 	for _, prec := range []models.Precision{models.Single, models.Double} {
 		g, err := models.QR(models.Options{N: 9600, Block: 960, Precision: prec})
 		require.NoError(t, err)
-		o := runtime.DefaultOptions()
+		o := sim.DefaultOptions()
 		o.Sched, o.Check = "dmdas", true
-		s, err := runtime.New(m, g, o)
+		s, err := sim.New(m, g, o)
 		require.NoError(t, err)
 		r, err := s.Run()
 		require.NoError(t, err)
@@ -54,8 +54,8 @@ func TestQRRunsOnDefault(t *testing.T) {
 	}
 	g, err := models.QR(models.Options{N: 3840, Block: 960})
 	require.NoError(t, err)
-	o := runtime.DefaultOptions()
+	o := sim.DefaultOptions()
 	o.NCPU = 0
-	_, err = runtime.New(m, g, o)
+	_, err = sim.New(m, g, o)
 	assert.ErrorContains(t, err, "GEQRT): kernel sgeqrt")
 }

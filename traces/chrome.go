@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // Process ids of the Chrome trace.
@@ -21,7 +21,7 @@ const (
 
 // Chrome writes a trace in the Trace Event Format that Perfetto
 // (ui.perfetto.dev) and chrome://tracing load. It implements
-// runtime.Observer; create it with NewChrome, run, then Close.
+// sim.Observer; create it with NewChrome, run, then Close.
 //
 // The file is the JSON object form, which both viewers load and which
 // carries metadata: {"traceEvents":[...],"displayTimeUnit":"ms",
@@ -223,7 +223,7 @@ func (c *Chrome) Start(workers []*machine.Worker, nodes []string) {
 // WorkerState closes the worker's previous state: a state other than Idle
 // and Executing (FetchingInput, ...) becomes a slice of its own on the
 // worker's thread (kernels are written by TaskDone).
-func (c *Chrome) WorkerState(tS float64, w *machine.Worker, state string, task *runtime.TaskState) {
+func (c *Chrome) WorkerState(tS float64, w *machine.Worker, state string, task *sim.TaskState) {
 	if w.ID < 0 || w.ID >= len(c.workers) {
 		return
 	}
@@ -354,20 +354,20 @@ func (c *Chrome) Memory(tS float64, node string, event string, h *graph.Handle) 
 }
 
 // Push and Pop update the "ready tasks" counter (pushes - pops).
-func (c *Chrome) Push(tS float64, _ *runtime.TaskState) {
+func (c *Chrome) Push(tS float64, _ *sim.TaskState) {
 	c.rc.push()
 	c.set(c.ready, nsOf(tS), c.rc.ready)
 }
 
 // Pop is a worker taking a task.
-func (c *Chrome) Pop(tS float64, _ *machine.Worker, _ *runtime.TaskState) {
+func (c *Chrome) Pop(tS float64, _ *machine.Worker, _ *sim.TaskState) {
 	c.rc.pop()
 	c.set(c.ready, nsOf(tS), c.rc.ready)
 }
 
 // TaskDone writes the kernel's complete event and a flow from each
 // predecessor's kernel end to this kernel's start.
-func (c *Chrome) TaskDone(t *runtime.TaskState) {
+func (c *Chrome) TaskDone(t *sim.TaskState) {
 	w := t.Worker()
 	if w == nil {
 		return

@@ -17,9 +17,9 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // loadNative loads the native StarPU trace, skipping the test without it.
@@ -129,7 +129,7 @@ func TestKSDistance(t *testing.T) {
 // writeStarsimRun runs an 8x8-tile Cholesky on the default machine with
 // normal durations, writing tasks.rec + data.rec into dir/rec and a
 // Chrome trace to dir/trace.json.
-func writeStarsimRun(t *testing.T, dir string, seed uint64) *runtime.Result {
+func writeStarsimRun(t *testing.T, dir string, seed uint64) *sim.Result {
 	t.Helper()
 	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
@@ -138,10 +138,10 @@ func writeStarsimRun(t *testing.T, dir string, seed uint64) *runtime.Result {
 	rw := NewRecWriter(&tasks, &data, Header{Tool: "test", Seed: seed})
 	require.NoError(t, rw.WriteData(g.Handles))
 	ch := NewChrome(&chrome, Header{Tool: "test", Seed: seed})
-	opts := runtime.DefaultOptions()
+	opts := sim.DefaultOptions()
 	opts.Sched, opts.Seed, opts.Durations = "dmdas", seed, cost.Normal
 	opts.Observer = Multi(rw, ch)
-	sim, err := runtime.New(calibrate.Default().RuntimeMachine(), g, opts)
+	sim, err := sim.New(calibrate.Default().RuntimeMachine(), g, opts)
 	require.NoError(t, err)
 	res, err := sim.Run()
 	require.NoError(t, err)

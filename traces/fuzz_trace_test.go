@@ -12,7 +12,7 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/internal/srcerr"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // smallRun simulates a 3x3-tile Cholesky (10 tasks) on the default
@@ -29,9 +29,9 @@ func smallRun(tb testing.TB) (tasks, data, chrome []byte) {
 		tb.Fatal(err)
 	}
 	ch := NewChrome(&cb, Header{Tool: "fuzz seed"})
-	o := runtime.DefaultOptions()
+	o := sim.DefaultOptions()
 	o.NCPU, o.NCUDA, o.Observer = 2, 1, Multi(rw, ch)
-	s, err := runtime.New(calibrate.Default().RuntimeMachine(), g, o)
+	s, err := sim.New(calibrate.Default().RuntimeMachine(), g, o)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -157,9 +157,9 @@ func FuzzReplayGraph(f *testing.F) {
 		if len(g.Tasks) > 40 {
 			return
 		}
-		o := runtime.DefaultOptions()
+		o := sim.DefaultOptions()
 		o.Check = true
-		s, err := runtime.New(m, g, o)
+		s, err := sim.New(m, g, o)
 		if err != nil {
 			return
 		}

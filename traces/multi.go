@@ -1,14 +1,14 @@
 package traces
 
 import (
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // Multi returns an Observer passing every event to each of obs in turn (nil
 // ones are skipped), so one run can write several traces.
-func Multi(obs ...runtime.Observer) runtime.Observer {
+func Multi(obs ...sim.Observer) sim.Observer {
 	var m multi
 	for _, o := range obs {
 		if o != nil {
@@ -18,7 +18,7 @@ func Multi(obs ...runtime.Observer) runtime.Observer {
 	return m
 }
 
-type multi []runtime.Observer
+type multi []sim.Observer
 
 func (m multi) Start(workers []*machine.Worker, nodes []string) {
 	for _, o := range m {
@@ -26,7 +26,7 @@ func (m multi) Start(workers []*machine.Worker, nodes []string) {
 	}
 }
 
-func (m multi) WorkerState(tS float64, w *machine.Worker, state string, task *runtime.TaskState) {
+func (m multi) WorkerState(tS float64, w *machine.Worker, state string, task *sim.TaskState) {
 	for _, o := range m {
 		o.WorkerState(tS, w, state, task)
 	}
@@ -50,19 +50,19 @@ func (m multi) Memory(tS float64, node, event string, h *graph.Handle) {
 	}
 }
 
-func (m multi) Push(tS float64, t *runtime.TaskState) {
+func (m multi) Push(tS float64, t *sim.TaskState) {
 	for _, o := range m {
 		o.Push(tS, t)
 	}
 }
 
-func (m multi) Pop(tS float64, w *machine.Worker, t *runtime.TaskState) {
+func (m multi) Pop(tS float64, w *machine.Worker, t *sim.TaskState) {
 	for _, o := range m {
 		o.Pop(tS, w, t)
 	}
 }
 
-func (m multi) TaskDone(t *runtime.TaskState) {
+func (m multi) TaskDone(t *sim.TaskState) {
 	for _, o := range m {
 		o.TaskDone(t)
 	}

@@ -8,14 +8,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // Paje writes a Paje trace that pajeng's pj_dump reads, in StarPU's
 // vocabulary (starpu_paje.c, starpu_fxt.c) so that ViTE and StarVZ users
-// find their way. It implements runtime.Observer; create it with NewPaje,
+// find their way. It implements sim.Observer; create it with NewPaje,
 // run, then Close.
 //
 // The file starts with comment lines (# tool version, command, seed), then
@@ -110,7 +110,7 @@ func NewPaje(w io.Writer, h Header) *Paje {
 	return p
 }
 
-// SetHandles gives the graph's handles (runtime.Graph.Handles), so that
+// SetHandles gives the graph's handles (graph.Graph.Handles), so that
 // each task's Size is its buffers' bytes; call it before the run.
 func (p *Paje) SetHandles(handles []graph.Handle) { p.handles = handles }
 
@@ -155,11 +155,11 @@ var pajeWorkerStates = []struct{ alias, name, color string }{
 // (F, TF, PF, IF); write-backs, a memory state in StarPU, get a link type of
 // their own, WB.
 var pajeLinkTypes = map[string]string{
-	runtime.KindFetch:        "F",
-	runtime.KindTaskPrefetch: "TF",
-	runtime.KindPrefetch:     "PF",
-	runtime.KindIdleFetch:    "IF",
-	runtime.KindWriteBack:    "WB",
+	sim.KindFetch:        "F",
+	sim.KindTaskPrefetch: "TF",
+	sim.KindPrefetch:     "PF",
+	sim.KindIdleFetch:    "IF",
+	sim.KindWriteBack:    "WB",
 }
 
 // pajeEventDefs are the Paje event definitions, with StarPU's numbering and
@@ -432,7 +432,7 @@ func (p *Paje) cont(b []byte, code string, tS float64) []byte {
 // WorkerState sets the worker's "WS" state. Executing uses StarPU's
 // extended record (20) whose value is the codelet name, with the task's
 // footprint, job id, submit order, priority and GFlop.
-func (p *Paje) WorkerState(tS float64, w *machine.Worker, state string, task *runtime.TaskState) {
+func (p *Paje) WorkerState(tS float64, w *machine.Worker, state string, task *sim.TaskState) {
 	var b []byte
 	if state == "Executing" && task != nil {
 		spec := task.Spec()
@@ -574,10 +574,10 @@ func (p *Paje) Memory(tS float64, node string, event string, h *graph.Handle) {
 }
 
 // Push and Pop set the scheduler's "nready" variable (pushes - pops).
-func (p *Paje) Push(tS float64, _ *runtime.TaskState) { p.ready++; p.nready(tS) }
+func (p *Paje) Push(tS float64, _ *sim.TaskState) { p.ready++; p.nready(tS) }
 
 // Pop is a worker taking a task.
-func (p *Paje) Pop(tS float64, _ *machine.Worker, _ *runtime.TaskState) { p.ready--; p.nready(tS) }
+func (p *Paje) Pop(tS float64, _ *machine.Worker, _ *sim.TaskState) { p.ready--; p.nready(tS) }
 
 func (p *Paje) nready(tS float64) {
 	b := p.line("13", tS)
@@ -588,7 +588,7 @@ func (p *Paje) nready(tS float64) {
 }
 
 // TaskDone writes nothing: the worker states carry the tasks.
-func (p *Paje) TaskDone(*runtime.TaskState) {}
+func (p *Paje) TaskDone(*sim.TaskState) {}
 
 // End destroys the containers at the makespan (or the last event).
 func (p *Paje) End(makespanS float64) {

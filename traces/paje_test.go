@@ -15,16 +15,16 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 var traceHeader = Header{Tool: "starsim", Version: "test", Command: "starsim run --app cholesky", Seed: 7}
 
 // traceRecorder remembers what the traces must show.
 type traceRecorder struct {
-	runtime.NopObserver
+	sim.NopObserver
 	nodes   []string
 	workers []string
 	kernels map[string]bool
@@ -41,7 +41,7 @@ func (r *traceRecorder) Start(ws []*machine.Worker, nodes []string) {
 func (r *traceRecorder) TransferStart(float64, uint64, string, string, int64, string, *graph.Handle) {
 	r.starts++
 }
-func (r *traceRecorder) TaskDone(t *runtime.TaskState) {
+func (r *traceRecorder) TaskDone(t *sim.TaskState) {
 	if r.kernels == nil {
 		r.kernels = map[string]bool{}
 	}
@@ -51,15 +51,15 @@ func (r *traceRecorder) TaskDone(t *runtime.TaskState) {
 
 // traceCholesky runs the 8×8-tile Cholesky under dmdas on the default
 // calibration (CPUs and 4 GPUs) with obs.
-func traceCholesky(t *testing.T, obs runtime.Observer) *runtime.Result {
+func traceCholesky(t *testing.T, obs sim.Observer) *sim.Result {
 	t.Helper()
 	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
-	opts := runtime.DefaultOptions()
+	opts := sim.DefaultOptions()
 	opts.Sched = "dmdas"
 	opts.Check = true
 	opts.Observer = obs
-	sim, err := runtime.New(calibrate.Default().RuntimeMachine(), g, opts)
+	sim, err := sim.New(calibrate.Default().RuntimeMachine(), g, opts)
 	require.NoError(t, err)
 	res, err := sim.Run()
 	require.NoError(t, err)
@@ -68,7 +68,7 @@ func traceCholesky(t *testing.T, obs runtime.Observer) *runtime.Result {
 
 // traceTiny runs a hand-built graph on one CPU and one GPU: kernel names
 // that need an alias of their own, transfers both ways.
-func traceTiny(t testing.TB, obs runtime.Observer) *runtime.Result {
+func traceTiny(t testing.TB, obs sim.Observer) *sim.Result {
 	t.Helper()
 	m := &machine.Machine{
 		CPUCores: 2, CPUArch: "cpu0",
@@ -95,17 +95,17 @@ func traceTiny(t testing.TB, obs runtime.Observer) *runtime.Result {
 				Buffers: []graph.Access{{Handle: 0, Mode: graph.R}, {Handle: 1, Mode: graph.RW}}},
 			{ID: 3, Name: "E", Model: "e", Buffers: []graph.Access{{Handle: 1, Mode: graph.R}}},
 		}}
-	opts := runtime.DefaultOptions()
+	opts := sim.DefaultOptions()
 	opts.Check = true
 	opts.Observer = obs
-	sim, err := runtime.New(m, g, opts)
+	sim, err := sim.New(m, g, opts)
 	require.NoError(t, err)
 	res, err := sim.Run()
 	require.NoError(t, err)
 	return res
 }
 
-func traceCopies(res *runtime.Result) int {
+func traceCopies(res *sim.Result) int {
 	n := 0
 	for _, d := range res.Transfers {
 		n += d.Transfers

@@ -2,12 +2,12 @@ package traces
 
 import (
 	"github.com/starsim/starsim/internal/timeline"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
-// PanelRecorder is a runtime.Observer that records what a run panel shows
+// PanelRecorder is a sim.Observer that records what a run panel shows
 // (internal/plot.Panel): each worker's state — the kernel it runs,
 // fetching inputs, idle — and the counters the Chrome writer writes (ready
 // tasks, memory used per GPU, bytes in flight per direction), in a
@@ -77,7 +77,7 @@ func (p *PanelRecorder) Start(workers []*machine.Worker, nodes []string) {
 
 // WorkerState: executing a kernel (by name), fetching inputs, idle, or
 // another state of the runtime.
-func (p *PanelRecorder) WorkerState(tS float64, w *machine.Worker, state string, task *runtime.TaskState) {
+func (p *PanelRecorder) WorkerState(tS float64, w *machine.Worker, state string, task *sim.TaskState) {
 	if w.ID < 0 || w.ID >= len(p.rows) || p.rows[w.ID] < 0 {
 		return
 	}
@@ -120,19 +120,19 @@ func (p *PanelRecorder) Memory(tS float64, node, event string, h *graph.Handle) 
 }
 
 // Push counts a ready task.
-func (p *PanelRecorder) Push(tS float64, _ *runtime.TaskState) {
+func (p *PanelRecorder) Push(tS float64, _ *sim.TaskState) {
 	p.rc.push()
 	p.tl.Set(p.ready, float64(p.rc.ready), tS)
 }
 
 // Pop is a worker taking one.
-func (p *PanelRecorder) Pop(tS float64, _ *machine.Worker, _ *runtime.TaskState) {
+func (p *PanelRecorder) Pop(tS float64, _ *machine.Worker, _ *sim.TaskState) {
 	p.rc.pop()
 	p.tl.Set(p.ready, float64(p.rc.ready), tS)
 }
 
 // TaskDone: the worker states carry the kernels.
-func (p *PanelRecorder) TaskDone(*runtime.TaskState) {}
+func (p *PanelRecorder) TaskDone(*sim.TaskState) {}
 
 // End closes every state and counter at the makespan.
 func (p *PanelRecorder) End(makespanS float64) {

@@ -9,9 +9,9 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/internal/timeline"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // TestPanelRecorder runs a small Cholesky with the recorder: each worker's
@@ -22,10 +22,10 @@ func TestPanelRecorder(t *testing.T) {
 	require.NoError(t, err)
 	rec := NewPanelRecorder()
 	kernelS := map[string]float64{}
-	opts := runtime.DefaultOptions()
+	opts := sim.DefaultOptions()
 	opts.Sched, opts.NCPU = "dmda", 2
 	opts.Observer = Multi(rec, taskTimes(kernelS))
-	sim, err := runtime.New(calibrate.Default().RuntimeMachine(), g, opts)
+	sim, err := sim.New(calibrate.Default().RuntimeMachine(), g, opts)
 	require.NoError(t, err)
 	res, err := sim.Run()
 	require.NoError(t, err)
@@ -64,13 +64,13 @@ func TestPanelRecorder(t *testing.T) {
 type taskTimes map[string]float64
 
 func (m taskTimes) Start([]*machine.Worker, []string)                                           {}
-func (m taskTimes) WorkerState(float64, *machine.Worker, string, *runtime.TaskState)            {}
+func (m taskTimes) WorkerState(float64, *machine.Worker, string, *sim.TaskState)                {}
 func (m taskTimes) TransferStart(float64, uint64, string, string, int64, string, *graph.Handle) {}
 func (m taskTimes) TransferEnd(float64, uint64)                                                 {}
 func (m taskTimes) Memory(float64, string, string, *graph.Handle)                               {}
-func (m taskTimes) Push(float64, *runtime.TaskState)                                            {}
-func (m taskTimes) Pop(float64, *machine.Worker, *runtime.TaskState)                            {}
+func (m taskTimes) Push(float64, *sim.TaskState)                                                {}
+func (m taskTimes) Pop(float64, *machine.Worker, *sim.TaskState)                                {}
 func (m taskTimes) End(float64)                                                                 {}
-func (m taskTimes) TaskDone(t *runtime.TaskState) {
+func (m taskTimes) TaskDone(t *sim.TaskState) {
 	m[t.Worker().Name] += t.EndS() - t.StartS()
 }

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // Header identifies the run a trace comes from; writers put it first, as
@@ -24,7 +24,7 @@ type Header struct {
 
 // RecWriter writes tasks.rec and data.rec as StarPU's starpu_fxt_tool does
 // (field names, units: times in ms, GFlop = flops/1e9), from the runtime's
-// event stream. It is a runtime.Observer: set it as Options.Observer.
+// event stream. It is a sim.Observer: set it as Options.Observer.
 //
 // Usage: NewRecWriter, then WriteData with the graph's handles before the
 // run (the Observer's Start carries no handles, and a task's buffers are
@@ -77,7 +77,7 @@ type Header struct {
 // Both files start with the Header as '#' comments, then a blank line.
 // Values with newlines are written as recutils continuation lines ("+ ").
 type RecWriter struct {
-	runtime.NopObserver
+	sim.NopObserver
 
 	tasks, data *bufio.Writer
 	handles     []graph.Handle
@@ -162,7 +162,7 @@ func (w *RecWriter) WriteData(handles []graph.Handle) error {
 }
 
 // TaskDone writes task t's tasks.rec record.
-func (w *RecWriter) TaskDone(t *runtime.TaskState) {
+func (w *RecWriter) TaskDone(t *sim.TaskState) {
 	if w.err != nil || w.tasks == nil {
 		return
 	}

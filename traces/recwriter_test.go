@@ -15,18 +15,18 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // timesObs records every task's times (s) as the writer sees them.
 type timesObs struct {
 	*RecWriter
-	tasks map[int]*runtime.TaskState
+	tasks map[int]*sim.TaskState
 }
 
-func (o *timesObs) TaskDone(t *runtime.TaskState) {
+func (o *timesObs) TaskDone(t *sim.TaskState) {
 	o.RecWriter.TaskDone(t)
 	o.tasks[t.ID()] = t
 }
@@ -44,12 +44,12 @@ func TestRecWriterRoundTrip(t *testing.T) {
 	var tasks, data bytes.Buffer
 	w := NewRecWriter(&tasks, &data, Header{Tool: "starsim", Version: "test", Command: "starsim run cholesky", Seed: 3})
 	require.NoError(t, w.WriteData(g.Handles))
-	obs := &timesObs{RecWriter: w, tasks: map[int]*runtime.TaskState{}}
-	opts := runtime.DefaultOptions()
+	obs := &timesObs{RecWriter: w, tasks: map[int]*sim.TaskState{}}
+	opts := sim.DefaultOptions()
 	opts.Sched = "dmdas"
 	opts.Check = true
 	opts.Observer = obs
-	sim, err := runtime.New(calibrate.Default().RuntimeMachine(), g, opts)
+	sim, err := sim.New(calibrate.Default().RuntimeMachine(), g, opts)
 	require.NoError(t, err)
 	res, err := sim.Run()
 	require.NoError(t, err)
@@ -197,10 +197,10 @@ func runTiny(t *testing.T, w *RecWriter, handles []graph.Handle) {
 	if handles != nil {
 		require.NoError(t, w.WriteData(handles))
 	}
-	opts := runtime.DefaultOptions()
+	opts := sim.DefaultOptions()
 	opts.Check = true
 	opts.Observer = w
-	sim, err := runtime.New(m, g, opts)
+	sim, err := sim.New(m, g, opts)
 	require.NoError(t, err)
 	_, err = sim.Run()
 	require.NoError(t, err)

@@ -10,9 +10,9 @@ import (
 	"github.com/starsim/starsim/internal/srcerr"
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/models/dag"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	rtm "github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // dagReplaces lists the flags that describe a built-in application, which
@@ -78,7 +78,7 @@ func readDAG(path, rates string, stderr io.Writer) (*graph.Graph, dag.Kind, erro
 }
 
 // runDAG runs --dag's task graph on the machine the flags name.
-func (f *runFlags) runDAG(stderr io.Writer, out *outputSet) (*runtime.Result, error) {
+func (f *runFlags) runDAG(stderr io.Writer, out *outputSet) (*sim.Result, error) {
 	pauseGC()
 	defer resumeGC()
 	g, kind, err := readDAG(f.dag, f.dagRate, stderr)

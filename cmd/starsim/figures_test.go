@@ -11,7 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -77,7 +77,7 @@ func TestFigures(t *testing.T) {
 	var digests = map[string]string{}
 	plot.Inputs = func(path, digest string) { digests[path] = digest }
 	defer func() { plot.Inputs = nil }()
-	out := figureManifest{GOARCH: goruntime.GOARCH}
+	out := figureManifest{GOARCH: runtime.GOARCH}
 	for i, f := range readmeFigures {
 		committed := filepath.Join(dir, f.file)
 		assert.True(t, strings.Contains(string(readme), f.command), "README.md shows the command of %s", f.file)
@@ -119,8 +119,8 @@ func TestFigures(t *testing.T) {
 		have, err := os.ReadFile(committed)
 		require.NoError(t, err)
 		assert.Equal(t, m.PNGSHA256, sha(have), "%s is not the PNG make figures drew; run make figures", committed)
-		if goruntime.GOARCH != man.GOARCH {
-			t.Logf("%s: pixels not compared (drawn on %s, this is %s)", f.file, man.GOARCH, goruntime.GOARCH)
+		if runtime.GOARCH != man.GOARCH {
+			t.Logf("%s: pixels not compared (drawn on %s, this is %s)", f.file, man.GOARCH, runtime.GOARCH)
 			continue
 		}
 		assert.True(t, samePixels(t, have, drawn), "%s is stale: its command now draws other pixels; run make figures", committed)

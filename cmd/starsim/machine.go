@@ -16,8 +16,8 @@ import (
 	"github.com/starsim/starsim/internal/bytesize"
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/sched"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // environ is where the CLI reads StarPU's variables and the host name.
@@ -547,7 +547,7 @@ func applyStarPUEnv(set map[string]bool, sched *string, ncpu, ncuda *int, stderr
 }
 
 // apply sets the run options the machine and the knobs decide.
-func (s *machineSetup) apply(mc *machine, o *runtime.Options) {
+func (s *machineSetup) apply(mc *machine, o *sim.Options) {
 	o.GPUMemLimitBytes, o.GPUMemLimitByDevice, o.DMWeights = mc.gpuMemLimit, mc.perGPU, s.weights
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/emulator/network"
 	"github.com/starsim/starsim/platforms/netsim"
 )
 
@@ -55,7 +55,7 @@ func netsimRun(pos []string, demo, table, plain bool, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := netsim.Run(sc, netsim.Options{Network: emulator.NetworkOptions{PlainMaxMin: plain}})
+	res, err := netsim.Run(sc, netsim.Options{Network: network.Options{PlainMaxMin: plain}})
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/sim"
 	"github.com/starsim/starsim/traces"
 )
 
@@ -63,7 +63,7 @@ func replayCmd(cmdline string) *cobra.Command {
 }
 
 // replay simulates the tasks recorded in path (a tasks.rec or its directory).
-func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing bool, out *outputSet) (*runtime.Result, error) {
+func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing bool, out *outputSet) (*sim.Result, error) {
 	arg := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "tasks.rec")

@@ -21,11 +21,11 @@ import (
 	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/agent"
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/sched"
+	"github.com/starsim/starsim/runtime/sim"
 	"github.com/starsim/starsim/traces"
 )
 
@@ -85,7 +85,7 @@ type runFlags struct {
 	plot, config string
 	// observer is the trace writers of the run; panel records --plot's
 	// panel.
-	observer runtime.Observer
+	observer sim.Observer
 	panel    *traces.PanelRecorder
 }
 
@@ -130,7 +130,7 @@ func runCmd(cmdline string) *cobra.Command {
 // finish ends a run or replay: it commits the outputs when the run
 // succeeded (giving them all up otherwise), then prints the result, so
 // that nothing reaches stdout on failure.
-func (f *runFlags) finish(stdout io.Writer, res *runtime.Result, err error, out *outputSet) error {
+func (f *runFlags) finish(stdout io.Writer, res *sim.Result, err error, out *outputSet) error {
 	var buf bytes.Buffer
 	if err == nil {
 		err = f.print(&buf, res)
@@ -234,20 +234,20 @@ func sortedCopy(s []string) []string {
 }
 
 // print writes a result as JSON or tables, the machine first.
-func (f *runFlags) print(w io.Writer, res *runtime.Result) error {
+func (f *runFlags) print(w io.Writer, res *sim.Result) error {
 	if f.asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			Machine *machineInfo `json:"machine"`
-			*runtime.Result
+			*sim.Result
 		}{f.info, res})
 	}
 	f.info.writeHeader(w)
 	return printResult(w, res)
 }
 
-func (f *runFlags) run(stderr io.Writer, out *outputSet) (*runtime.Result, error) {
+func (f *runFlags) run(stderr io.Writer, out *outputSet) (*sim.Result, error) {
 	if f.dag != "" {
 		return f.runDAG(stderr, out)
 	}
@@ -355,7 +355,7 @@ func collectLater() {
 		return // not paused, turned off by GOGC, or already limited
 	}
 	// runtime/metrics, unlike ReadMemStats, does not stop the world (which
-	// waits for the goroutines runtime.New leaves running).
+	// waits for the goroutines sim.New leaves running).
 	m := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(m)
 	inUse := int64(m[0].Value.Uint64() - m[1].Value.Uint64())
@@ -376,9 +376,9 @@ func resumeGC() {
 
 // simulate runs g on mc with the run flags' options, explain log, traces
 // and panel (written through out).
-func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *outputSet) (*runtime.Result, error) {
+func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *outputSet) (*sim.Result, error) {
 	m := mc.file.RuntimeMachine()
-	opts := runtime.DefaultOptions()
+	opts := sim.DefaultOptions()
 	opts.Sched, opts.NCPU, opts.NCUDA, opts.Seed, opts.Check = f.sched, f.ncpu, f.ncuda, f.seed, f.check
 	opts.NewScheduler = f.newSched
 	opts.NoPrefetch = f.noPrefetch
@@ -409,7 +409,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	if f.observer != nil {
 		opts.Observer = f.observer
 	}
-	sim, err := runtime.New(m, g, opts)
+	sim, err := sim.New(m, g, opts)
 	collectLater()
 	if err != nil {
 		return nil, explainNew(mc, err)
@@ -424,7 +424,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 
 // savePanel draws --plot's panel of a run, titled with the machine and the
 // configuration, into out.
-func (f *runFlags) savePanel(res *runtime.Result, rec *traces.PanelRecorder, out *outputSet) error {
+func (f *runFlags) savePanel(res *sim.Result, rec *traces.PanelRecorder, out *outputSet) error {
 	var ncpu, ngpu int
 	for _, w := range res.Workers {
 		if strings.HasPrefix(w.Arch, "cpu") {
@@ -455,7 +455,7 @@ func (f *runFlags) savePanel(res *runtime.Result, rec *traces.PanelRecorder, out
 }
 
 // gflopsText is "412.4 GFlop/s", or says that the flop count is unknown.
-func gflopsText(r *runtime.Result) string {
+func gflopsText(r *sim.Result) string {
 	if r.GFlops > 0 {
 		return fmt.Sprintf("%.1f GFlop/s", r.GFlops)
 	}
@@ -470,7 +470,7 @@ func (f *runFlags) openTraces(g *graph.Graph, out *outputSet) error {
 		return nil
 	}
 	h := traces.Header{Tool: "starsim", Version: version, Command: f.command, Seed: f.seed, Machine: strings.TrimPrefix(f.info.line(), "machine: ")}
-	var obs []runtime.Observer
+	var obs []sim.Observer
 	if f.tracePaje != "" {
 		fh, err := out.create(f.tracePaje)
 		if err != nil {
@@ -517,7 +517,7 @@ func (f *runFlags) openTraces(g *graph.Graph, out *outputSet) error {
 	return nil
 }
 
-func printResult(w io.Writer, r *runtime.Result) error {
+func printResult(w io.Writer, r *sim.Result) error {
 	fmt.Fprintf(w, "%s, %s: %s, makespan %.3f ms, %d tasks\n", r.App, r.Sched, gflopsText(r), r.MakespanS*1e3, r.NTasks)
 	fmt.Fprintf(w, "SLR %.3f, speedup %.3f, efficiency %.3f", r.SLR, r.Speedup, r.Efficiency)
 	if r.EnergyJ > 0 {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	goruntime "runtime"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,10 +21,10 @@ import (
 	"github.com/starsim/starsim/internal/atomicfile"
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/agent"
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/sched"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 const sweepDoc = `
@@ -105,7 +105,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	}
 	set := flagsSet(fs)
 	if !set["jobs"] {
-		f.jobs = goruntime.NumCPU()
+		f.jobs = runtime.NumCPU()
 	}
 	var err error
 	mf := &f.mf
@@ -185,7 +185,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	if err := checkSampleInterval(f.sample); err != nil {
 		return err
 	}
-	o := runtime.DefaultOptions()
+	o := sim.DefaultOptions()
 	o.NCPU, o.NCUDA, o.Seed, o.Check, o.SampleIntervalS = f.ncpu, f.ncuda, f.seed, f.check, f.sample
 	switch d := cost.Durations(f.durations); d {
 	case cost.Mean, cost.Normal, cost.Histogram:

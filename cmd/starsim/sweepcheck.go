@@ -189,7 +189,7 @@ func checkSweepSize(plan *sweep.Plan, jobs []sweep.Job, par int) error {
 }
 
 // dryRun prepares, for every machine, app, block size and scheduler, a
-// small job of the sweep (its graph and runtime.New, as the sweep would:
+// small job of the sweep (its graph and sim.New, as the sweep would:
 // sweep.Plan.Check), so that what would fail in every job (too many
 // workers, an uncalibrated kernel, GPU memory too small for one task's
 // data) fails before any job runs. The job has min(largest N, 3 blocks)

@@ -18,9 +18,9 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/internal/bytesize"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/sched"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // Budgets of one command (documented in the README).
@@ -36,11 +36,11 @@ const (
 	// maxParallel bounds sweep -j.
 	maxParallel = 1024
 	// minSampleS is the shortest --sample-interval (1 µs, the runtime's
-	// smallest cost); runtime.MaxSamples bounds the series' length.
+	// smallest cost); sim.MaxSamples bounds the series' length.
 	minSampleS = 1e-6
 	// minGPUMemBytes is the least GPU memory limit --gpu-mem and
 	// STARPU_LIMIT_CUDA[_<id>]_MEM accept, as a device's memory must be
-	// (runtime.MinGPUMemoryBytes: StarPU uses 90 % of it in whole MiB,
+	// (sim.MinGPUMemoryBytes: StarPU uses 90 % of it in whole MiB,
 	// which is 0, unlimited, below 2 MiB).
 	minGPUMemBytes = 2 << 20
 	// maxGPUMemBytes bounds the GPU memory limits (1 PiB).
@@ -88,7 +88,7 @@ func (f *runFlags) source(flag string) string {
 	return "--" + flag
 }
 
-// checkWorkers checks the worker counts against a machine, as runtime.New
+// checkWorkers checks the worker counts against a machine, as sim.New
 // would, naming the flag (or variable): a GPU worker per GPU at most, a
 // core for each CPU worker and each GPU's driver thread, and one worker
 // at least.
@@ -274,7 +274,7 @@ func checkSampleInterval(s float64) error {
 		return nil
 	}
 	if math.IsNaN(s) || math.IsInf(s, 0) || s < minSampleS {
-		return flagError("sample-interval", strconv.FormatFloat(s, 'g', -1, 64), "want an interval of at least %g s (or 0: no sampling); at most %d samples per run", minSampleS, runtime.MaxSamples)
+		return flagError("sample-interval", strconv.FormatFloat(s, 'g', -1, 64), "want an interval of at least %g s (or 0: no sampling); at most %d samples per run", minSampleS, sim.MaxSamples)
 	}
 	return nil
 }
@@ -403,10 +403,10 @@ func checkOutputDir(flag, dir string) error {
 	}
 }
 
-// explainNew names the flag or variable behind an error of runtime.New
+// explainNew names the flag or variable behind an error of sim.New
 // where one is: the GPU memory limit a task's data does not fit in.
 func explainNew(mc *machine, err error) error {
-	var fe *runtime.FitError
+	var fe *sim.FitError
 	if !errors.As(err, &fe) {
 		return err
 	}

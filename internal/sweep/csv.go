@@ -14,7 +14,7 @@ import (
 
 	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/internal/srcerr"
-	"github.com/starsim/starsim/runtime"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // Header is the CSV header of sweep output.
@@ -45,27 +45,27 @@ func WriteCSV(w io.Writer, rows []Row) error {
 
 // jsonRow is a row as --json writes it.
 type jsonRow struct {
-	Index          int                  `json:"index"`
-	Machine        string               `json:"machine"`
-	MachineSource  string               `json:"machine_source"`
-	Generation     string               `json:"starpu_generation"`
-	App            string               `json:"app"`
-	Sched          string               `json:"sched"`
-	N              int                  `json:"n"`
-	Block          int                  `json:"block"`
-	NCPU           int                  `json:"ncpu"`
-	NCUDA          int                  `json:"ncuda"`
-	NTasks         int                  `json:"ntasks"`
-	GFlops         float64              `json:"gflops"`
-	MakespanS      float64              `json:"makespan_s"`
-	SLR            float64              `json:"slr"`
-	Speedup        float64              `json:"speedup"`
-	Efficiency     float64              `json:"efficiency"`
-	EnergyJ        float64              `json:"energy_j,omitempty"`
-	BusyPct        float64              `json:"busy_pct"`
-	Price          float64              `json:"price,omitempty"`
-	GFlopsPerPrice float64              `json:"gflops_per_price,omitempty"`
-	Utilization    *runtime.Utilization `json:"utilization,omitempty"`
+	Index          int              `json:"index"`
+	Machine        string           `json:"machine"`
+	MachineSource  string           `json:"machine_source"`
+	Generation     string           `json:"starpu_generation"`
+	App            string           `json:"app"`
+	Sched          string           `json:"sched"`
+	N              int              `json:"n"`
+	Block          int              `json:"block"`
+	NCPU           int              `json:"ncpu"`
+	NCUDA          int              `json:"ncuda"`
+	NTasks         int              `json:"ntasks"`
+	GFlops         float64          `json:"gflops"`
+	MakespanS      float64          `json:"makespan_s"`
+	SLR            float64          `json:"slr"`
+	Speedup        float64          `json:"speedup"`
+	Efficiency     float64          `json:"efficiency"`
+	EnergyJ        float64          `json:"energy_j,omitempty"`
+	BusyPct        float64          `json:"busy_pct"`
+	Price          float64          `json:"price,omitempty"`
+	GFlopsPerPrice float64          `json:"gflops_per_price,omitempty"`
+	Utilization    *sim.Utilization `json:"utilization,omitempty"`
 }
 
 // WriteJSON writes rows as a JSON array.

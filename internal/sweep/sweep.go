@@ -12,10 +12,10 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/sched"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // Machine is one calibration to sweep, after any what-if transform; Label
@@ -63,7 +63,7 @@ type Plan struct {
 	Double   bool
 	// InnerBlock is QR's inner block size (0: Chameleon's default).
 	InnerBlock int
-	Options    runtime.Options
+	Options    sim.Options
 	// DAGs holds the task graphs read from files: an App that names one
 	// runs it (once per machine and scheduler: it has no block size nor
 	// N). The runs only read them.
@@ -141,7 +141,7 @@ type Row struct {
 	PriceUnits                float64
 	// Utilization is the busy-fraction time series (Options.SampleIntervalS
 	// > 0); JSON output only.
-	Utilization *runtime.Utilization
+	Utilization *sim.Utilization
 }
 
 // GFlopsPerPrice is GFlop/s per unit of money (0 without a price).
@@ -153,7 +153,7 @@ func (r Row) GFlopsPerPrice() float64 {
 }
 
 // MaxSamples bounds the utilization samples all the rows of a sweep hold
-// (each run is bounded by runtime.MaxSamples): beyond it the sweep fails,
+// (each run is bounded by sim.MaxSamples): beyond it the sweep fails,
 // and the series of later jobs are dropped as they end, so the memory
 // stays bounded.
 const MaxSamples = 1 << 25
@@ -250,7 +250,7 @@ func (p *Plan) Check(j Job) error {
 // prepare builds job j's graph and simulator on m, and returns them with
 // the generation resolution (nil for a graph from a file) and the options
 // of the run.
-func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generation.Resolution, runtime.Options, error) {
+func (p *Plan) prepare(j Job, m *machine.Machine) (*sim.Simulator, *generation.Resolution, sim.Options, error) {
 	prec := models.Single
 	if p.Double {
 		prec = models.Double
@@ -266,7 +266,7 @@ func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generati
 		o.GPUMemLimitByDevice = mach.GPUMemLimitByDevice
 	}
 	if g := p.DAGs[j.App]; g != nil {
-		s, err := runtime.New(m, g, o)
+		s, err := sim.New(m, g, o)
 		return s, nil, o, err
 	}
 	res, err := mach.File.ResolveApp(j.App, p.Double, mach.Generation)
@@ -285,11 +285,11 @@ func (p *Plan) prepare(j Job, m *machine.Machine) (*runtime.Simulator, *generati
 	if err != nil {
 		return nil, nil, o, err
 	}
-	s, err := runtime.New(m, g, o)
+	s, err := sim.New(m, g, o)
 	return s, res, o, err
 }
 
-func meanBusy(r *runtime.Result) float64 {
+func meanBusy(r *sim.Result) float64 {
 	if len(r.Workers) == 0 {
 		return 0
 	}

@@ -13,12 +13,12 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/internal/synthsampling"
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 func smallPlan() *Plan {
-	o := runtime.DefaultOptions()
+	o := sim.DefaultOptions()
 	o.Check = true
 	o.Durations = cost.Normal // random durations: determinism must not depend on goroutines
 	o.Seed = 3
@@ -143,7 +143,7 @@ func TestParseCSVRefusesBadRows(t *testing.T) {
 	assert.EqualError(t, err, "c.csv:2: row of a sweep of 3 jobs, but a.csv:2 of one of 2: not shards of one sweep")
 }
 
-// TestSweepSampleBudget: runs each within runtime.MaxSamples whose series
+// TestSweepSampleBudget: runs each within sim.MaxSamples whose series
 // add up to more than MaxSamples fail the sweep (and the rows beyond the
 // budget keep no series), instead of piling up in memory.
 func TestSweepSampleBudget(t *testing.T) {
@@ -153,9 +153,9 @@ func TestSweepSampleBudget(t *testing.T) {
 	rows, err := Run(p, p.Jobs(), 1, nil)
 	require.NoError(t, err)
 	workers := 40 // the default machine's
-	// An interval giving each run 7/8 of runtime.MaxSamples: five runs pass
+	// An interval giving each run 7/8 of sim.MaxSamples: five runs pass
 	// MaxSamples (2^25 = 4 × 2^23).
-	p.Options.SampleIntervalS = rows[0].MakespanS * float64(workers) / (runtime.MaxSamples * 7 / 8)
+	p.Options.SampleIntervalS = rows[0].MakespanS * float64(workers) / (sim.MaxSamples * 7 / 8)
 	p.Ns = []int{3840, 3840, 3840, 3840, 3840} // the same run five times
 	_, err = Run(p, p.Jobs(), 1, nil)
 	require.Error(t, err)
@@ -177,7 +177,7 @@ func TestRowsNameMachineAndGeneration(t *testing.T) {
 	lim := ms[1]
 	lim.Label, lim.GPUMemLimitBytes = "s1.4+mem", 32<<20
 	ms = append(ms, lim)
-	o := runtime.DefaultOptions()
+	o := sim.DefaultOptions()
 	o.Check = true
 	p := &Plan{Machines: ms, Apps: []string{"cholesky", "lu"}, Scheds: []string{"dmdas"}, Blocks: []int{960}, Ns: []int{960 * 12}, Options: o}
 	rows, err := Run(p, p.Jobs(), 2, nil)

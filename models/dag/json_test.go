@@ -10,8 +10,8 @@ import (
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 // builtins are graphs of every built-in application and generation, with
@@ -53,10 +53,10 @@ func TestExportedRunsTheSame(t *testing.T) {
 	back, err := ReadJSON(buf.Bytes(), "x.json")
 	require.NoError(t, err)
 	for _, sched := range []string{"dmdas", "eager", "lws"} {
-		o := runtime.DefaultOptions()
+		o := sim.DefaultOptions()
 		o.Sched, o.NCPU = sched, 4
-		run := func(g *graph.Graph) *runtime.Result {
-			s, err := runtime.New(m, g, o)
+		run := func(g *graph.Graph) *sim.Result {
+			s, err := sim.New(m, g, o)
 			require.NoError(t, err)
 			r, err := s.Run()
 			require.NoError(t, err)

@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/starsim/starsim/emulator/network"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/starsim/starsim/emulator"
 )
 
 const sharedDir = "../../../shared"
@@ -26,7 +25,7 @@ func TestFluidCases(t *testing.T) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			sc, err := ReadFile(file)
 			require.NoError(t, err)
-			res, err := Run(sc, Options{Network: emulator.NetworkOptions{Check: true}})
+			res, err := Run(sc, Options{Network: network.Options{Check: true}})
 			require.NoError(t, err)
 			data, _ := os.ReadFile(file)
 			var exp struct {
@@ -59,7 +58,7 @@ func TestPlatformScenario(t *testing.T) {
 	  "flows": [{"id": "h2d", "src": "RAM", "dst": "CUDA0", "bytes": 3686400, "start": 0.5}]}`), 0o644))
 	sc, err := ReadFile(file)
 	require.NoError(t, err)
-	res, err := Run(sc, Options{Network: emulator.NetworkOptions{Check: true}})
+	res, err := Run(sc, Options{Network: network.Options{Check: true}})
 	require.NoError(t, err)
 	want := 0.5 + 9e-6 + 3686400/6008661719.001335
 	assert.InDelta(t, want, res.Flows[0].FinishS, 1e-15)
@@ -170,7 +169,7 @@ func FuzzParse(f *testing.F) {
 				return
 			}
 		}
-		if _, err := Run(sc, Options{Network: emulator.NetworkOptions{Check: true}}); err != nil {
+		if _, err := Run(sc, Options{Network: network.Options{Check: true}}); err != nil {
 			t.Fatalf("accepted scenario failed to run: %v", err)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/emulator/network"
 	"github.com/starsim/starsim/internal/srcerr"
 	"github.com/starsim/starsim/platforms"
 )
@@ -66,7 +67,7 @@ func PlatformTopology(p *platforms.Platform) *Topology {
 // Options select the network model. Times are computed exactly; SimGrid's
 // default surf/precision (events under 1e-9 s apart merged) is not mimicked.
 type Options struct {
-	Network emulator.NetworkOptions
+	Network network.Options
 }
 
 // Run simulates every flow of sc on its topology.
@@ -83,13 +84,13 @@ func Run(sc *Scenario, opts Options) (*Result, error) {
 func RunOn(topo *Topology, sc *Scenario, opts Options) (*Result, error) {
 	var err error
 	eng := emulator.NewEngine()
-	net := emulator.NewNetwork(eng, opts.Network)
-	ids := make(map[string]emulator.LinkID, len(topo.Links))
+	net := network.New(eng, opts.Network)
+	ids := make(map[string]network.LinkID, len(topo.Links))
 	lat := make(map[string]float64, len(topo.Links))
 	for _, l := range topo.Links {
-		sh := emulator.Shared
+		sh := network.Shared
 		if l.Sharing == "FATPIPE" {
-			sh = emulator.Fatpipe
+			sh = network.Fatpipe
 		}
 		id, err := net.AddLink(l.ID, l.BandwidthBps, l.LatencyS, sh)
 		if err != nil {
@@ -102,7 +103,7 @@ func RunOn(topo *Topology, sc *Scenario, opts Options) (*Result, error) {
 		lat[l.ID] = l.LatencyS
 		ids[l.ID] = id
 	}
-	routes := map[[2]string]*emulator.Route{}
+	routes := map[[2]string]*network.Route{}
 	res := &Result{Flows: make([]FlowResult, len(sc.Flows))}
 	for i, f := range sc.Flows {
 		key := [2]string{f.Src, f.Dst}
@@ -112,7 +113,7 @@ func RunOn(topo *Topology, sc *Scenario, opts Options) (*Result, error) {
 			if !ok {
 				return nil, srcerr.Errorf(sc.File, f.Line, "flow %q: no route from %q to %q in %s", f.ID, f.Src, f.Dst, sc.PlatformFile)
 			}
-			links := make([]emulator.LinkID, len(names))
+			links := make([]network.LinkID, len(names))
 			for j, n := range names {
 				links[j] = ids[n]
 			}
@@ -124,12 +125,12 @@ func RunOn(topo *Topology, sc *Scenario, opts Options) (*Result, error) {
 		res.Flows[i] = FlowResult{ID: f.ID, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, StartS: f.StartS, FinishS: math.NaN()}
 		out := &res.Flows[i]
 		bytes := f.Bytes
-		eng.Schedule(f.StartS, func() {
-			net.Send(rt, bytes, func(fl *emulator.Flow) {
-				out.FinishS = fl.FinishS()
+		eng.Post(f.StartS, func(int) {
+			net.Send(rt, bytes, func(int) {
+				out.FinishS = eng.NowS()
 				out.DurationS = out.FinishS - out.StartS
-			})
-		})
+			}, 0)
+		}, 0)
 	}
 	eng.Run()
 	for i, f := range res.Flows {

@@ -8,9 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/starsim/starsim/emulator/network"
 	"github.com/stretchr/testify/require"
-
-	"github.com/starsim/starsim/emulator"
 )
 
 // TestAgainstSimGrid generates seeded random PCI-like scenarios with
@@ -38,7 +37,7 @@ func TestAgainstSimGrid(t *testing.T) {
 	for _, file := range files {
 		sc, err := ReadFile(file)
 		require.NoError(t, err)
-		res, err := Run(sc, Options{Network: emulator.NetworkOptions{Check: true}})
+		res, err := Run(sc, Options{Network: network.Options{Check: true}})
 		require.NoError(t, err, file)
 		data, err := os.ReadFile(file[:len(file)-len(".json")] + ".expected.json")
 		require.NoError(t, err)

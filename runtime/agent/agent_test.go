@@ -15,11 +15,11 @@ import (
 
 	"github.com/starsim/starsim/calibrate"
 	"github.com/starsim/starsim/models"
-	"github.com/starsim/starsim/runtime"
 	"github.com/starsim/starsim/runtime/agent"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/sched"
+	"github.com/starsim/starsim/runtime/sim"
 )
 
 func python(t *testing.T) string {
@@ -38,25 +38,25 @@ func agentPath(name string) string {
 
 // taskLog records where and when each task ran.
 type taskLog struct {
-	runtime.NopObserver
+	sim.NopObserver
 	rows map[int][3]any
 }
 
-func (o *taskLog) TaskDone(t *runtime.TaskState) {
+func (o *taskLog) TaskDone(t *sim.TaskState) {
 	o.rows[t.ID()] = [3]any{t.Worker().Name, t.StartS(), t.EndS()}
 }
 
 type outcome struct {
-	res  *runtime.Result
+	res  *sim.Result
 	log  map[int][3]any
 	err  error
 	name string
 }
 
 // simulate runs g on m under sched, or under the agent cfg when set.
-func simulate(t *testing.T, m *machine.Machine, g *graph.Graph, name string, cfg *agent.Config, tune func(*runtime.Options)) outcome {
+func simulate(t *testing.T, m *machine.Machine, g *graph.Graph, name string, cfg *agent.Config, tune func(*sim.Options)) outcome {
 	t.Helper()
-	o := runtime.DefaultOptions()
+	o := sim.DefaultOptions()
 	o.Sched = name
 	var s *agent.Scheduler
 	if cfg != nil {
@@ -68,7 +68,7 @@ func simulate(t *testing.T, m *machine.Machine, g *graph.Graph, name string, cfg
 	if tune != nil {
 		tune(&o)
 	}
-	sim, err := runtime.New(m, g, o)
+	sim, err := sim.New(m, g, o)
 	require.NoError(t, err)
 	res, err := sim.Run()
 	out := outcome{res: res, log: log.rows, err: err}
@@ -139,7 +139,7 @@ func TestTranscriptMatchesSchemas(t *testing.T) {
 		var tr bytes.Buffer
 		cfg := config(t, py, agentPath(a))
 		cfg.Transcript = &tr
-		out := simulate(t, m, g, "", cfg, func(o *runtime.Options) { o.NCPU = 3 })
+		out := simulate(t, m, g, "", cfg, func(o *sim.Options) { o.NCPU = 3 })
 		require.NoError(t, out.err)
 		sc := bufio.NewScanner(&tr)
 		sc.Buffer(nil, 1<<20)

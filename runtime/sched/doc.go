@@ -24,7 +24,8 @@
 //
 //	eager, prio         central.go  one shared FIFO / priority list
 //	random              random.go   a worker drawn by relative speed
-//	ws, lws             ws.go       per-worker queues, work stealing
+//	ws                  ws.go       per-worker queues, work stealing
+//	lws                 lws.go      StarPU's default: locality work stealing
 //	dm, dmda, dmdap,    dmda.go     StarPU's deque model: each task to the
 //	dmdar, dmdas,                   worker of least fitness (expected end,
 //	dmdasd                          transfer penalty, energy); queues and

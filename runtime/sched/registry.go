@@ -84,7 +84,7 @@ func init() {
 	Register("prio", graph.UnboundedPrio, func() Scheduler { return &central{prio: true} })
 	Register("random", graph.PrioRange{}, func() Scheduler { return &random{} })
 	Register("ws", graph.UnboundedPrio, func() Scheduler { return &ws{} })
-	Register("lws", graph.UnboundedPrio, func() Scheduler { return &ws{} })
+	Register("lws", graph.UnboundedPrio, func() Scheduler { return &lws{} })
 	Register("dm", graph.PrioRange{}, func() Scheduler { return &dmda{} })
 	Register("dmda", graph.PrioRange{}, func() Scheduler { return &dmda{dataAware: true} })
 	Register("dmdap", graph.UnboundedPrio, func() Scheduler { return &dmda{dataAware: true, sorted: true} })

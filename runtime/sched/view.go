@@ -27,6 +27,7 @@ type View struct {
 	explain     io.Writer
 	explainTask int
 	fail        func(error)
+	pusher      *machine.Worker
 	nodes       []MemoryNode
 	power       map[string]machine.Power
 }
@@ -69,6 +70,16 @@ func (v *View) NowUS() float64 { return v.eng.NowS() * 1e6 }
 
 // Workers lists the workers (CPU workers first, then GPUs).
 func (v *View) Workers() []*machine.Worker { return v.workers }
+
+// Pusher is the worker whose thread is pushing the task Push is given: the
+// one that ended the task's last dependency (StarPU pushes in the
+// releasing thread); nil for the application thread, which pushes the
+// tasks that wait for nothing at their submission.
+func (v *View) Pusher() *machine.Worker { return v.pusher }
+
+// SetPusher records the pushing worker; the runtime calls it before each
+// Push.
+func (v *View) SetPusher(w *machine.Worker) { v.pusher = w }
 
 // NumTasks is the number of tasks of the run (task ids are below it).
 func (v *View) NumTasks() int { return len(v.g.Tasks) }

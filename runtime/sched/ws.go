@@ -3,9 +3,13 @@ package sched
 import "github.com/starsim/starsim/runtime/machine"
 
 // ws is work stealing: a ready task goes to the queue of the worker that
-// released it when that worker can run it, else round-robin; a worker
-// pops its highest-priority task, else steals the lowest-priority task of
-// the next busy worker with work (round-robin victims).
+// last ended a kernel when that worker can run it, else round-robin; a
+// worker pops its highest-priority task, else steals the lowest-priority
+// task of the next worker with work (round-robin victims). It follows
+// StarPU's ws (work_stealing_policy.c) loosely: StarPU pushes to the
+// releasing thread's worker (round robin for the application thread's
+// pushes), steals the highest-priority task and only from busy workers,
+// as lws does here.
 type ws struct {
 	NopHooks
 	v      *View

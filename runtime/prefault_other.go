@@ -1,8 +1,0 @@
-//go:build !linux
-
-package runtime
-
-import "unsafe"
-
-// prefault does nothing off Linux: pages fault when first written.
-func prefault(unsafe.Pointer, uintptr) {}

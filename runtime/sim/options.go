@@ -1,0 +1,74 @@
+package sim
+
+import (
+	"io"
+
+	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/sched"
+)
+
+// Options of a run. The zero value of a count means StarPU's default.
+type Options struct {
+	Sched string // scheduler name; default "dmda"
+	// NewScheduler, when set, makes the run's scheduler instead of the
+	// registry's entry for Sched (which then only names it): a scheduler
+	// made per invocation, such as an external agent's.
+	NewScheduler func() sched.Scheduler
+	// NCPU and NCUDA are worker counts; -1 means StarPU's default (all GPUs;
+	// CPU workers = cores - GPU workers).
+	NCPU, NCUDA int
+	Durations   cost.Durations
+	Seed        uint64
+	// GPUMemLimitBytes overrides every GPU's capacity (0: StarPU's default,
+	// 90 % of the device memory, rounded down to whole MiB), as StarPU's
+	// STARPU_LIMIT_CUDA_MEM does.
+	GPUMemLimitBytes int64
+	// GPUMemLimitByDevice overrides the capacity of the GPUs it names
+	// (device name, "CUDA1", to bytes) when GPUMemLimitBytes is 0, as
+	// StarPU's STARPU_LIMIT_CUDA_<id>_MEM does.
+	GPUMemLimitByDevice map[string]int64
+	// DMWeights, when set, replaces the dm family's fitness weights
+	// (StarPU's STARPU_SCHED_ALPHA, _BETA, _GAMMA; sched.DefaultDMWeights).
+	DMWeights *sched.DMWeights
+	// NoPrefetch disables push-time prefetch (STARPU_PREFETCH=0).
+	NoPrefetch bool
+	// StarPUTransferFactor reproduces StarPU's transfer prediction, which
+	// multiplies the bandwidth term by 2 × the number of GPUs on every
+	// non-peer bus (starpu_transfer_predict). An accident of StarPU kept for
+	// parity; on by default (see DefaultOptions).
+	StarPUTransferFactor bool
+	// StarPUHiddenHoles reproduces an accident of StarPU 1.4's suballocator
+	// (malloc.c): a freed buffer that merges with no free neighbour does not
+	// raise its chunk's available_max, so later searches skip that hole
+	// and the device reclaims (or takes a new chunk) while room is left.
+	// On by default (see DefaultOptions).
+	StarPUHiddenHoles bool
+	// NoWontUseWriteBack skips the idle write-back home that StarPU queues
+	// on starpu_data_wont_use (the copies are still evicted first).
+	NoWontUseWriteBack bool
+	// NoTidy disables StarPU's background write-backs that keep 5-10 % of
+	// the device copies clean.
+	NoTidy bool
+	// NoDriverStall lets a GPU's data requests progress while its driver
+	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as
+	// in StarPU, the requests that driver handles (copies into its GPU, and
+	// out of it to RAM) neither start nor complete until the kernel ends.
+	NoDriverStall bool
+	// Explain, when set, receives the decision log: one JSON line per
+	// scheduling decision (dm family) and per eviction. ExplainTask >= 0
+	// restricts it to that task's decisions (-1: all).
+	Explain     io.Writer
+	ExplainTask int
+	// SampleIntervalS > 0 records each worker's busy fraction per interval
+	// (Result.Utilization).
+	SampleIntervalS float64
+	// Observer (optional) receives every event of the run (traces).
+	Observer Observer
+	// Check verifies the run's invariants and fails on a violation.
+	Check bool
+}
+
+// DefaultOptions are StarPU's defaults, with the parity options on.
+func DefaultOptions() Options {
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, ExplainTask: -1}
+}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package sim
+
+import "unsafe"
+
+// prefault does nothing off Linux: pages fault when first written.
+func prefault(unsafe.Pointer, uintptr) {}

@@ -1,0 +1,321 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/emulator/network"
+	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/memory"
+	"github.com/starsim/starsim/runtime/sched"
+)
+
+// worker is one worker (machine.Worker) and what its thread and device do.
+type worker struct {
+	machine.Worker
+
+	pipeline     int // tasks it may have submitted to its device at once
+	fetching     int // popped tasks whose inputs are being fetched
+	held         int
+	idle         bool
+	running      *TaskState   // kernel on the device
+	ready        []*TaskState // inputs present, waiting for the device
+	busyS        float64      // time executing kernels
+	waitS        float64      // time holding tasks, none running: waiting for data
+	stateAt      float64      // when waitS was last brought up to date
+	perKernel    []int        // tasks run, by Simulator.kernelNames index
+	intervals    [][2]float64 // kernel [start, end), with SampleIntervalS only
+	state        string       // last state reported to the observer
+	stateTask    *TaskState
+	fetchingTask *TaskState // the task whose inputs are being fetched
+	ntasks       int
+	nsync        int // synchronous kernels (Task.SyncGPU) queued or running
+	// blocked: the driver thread waits in a synchronous reclaim. Kernels
+	// already submitted run on; those that end are completed (ended), and
+	// tasks whose inputs arrive are submitted (heldBack), when it returns.
+	blocked         bool
+	ended, heldBack []*TaskState
+	// threadFreeS is when a CPU worker's thread has pushed the tasks its
+	// last kernel released (simulated s); a GPU worker's driver thread uses
+	// its node's issueFreeS.
+	threadFreeS float64
+}
+
+// TaskState is a task's life in the run: what schedulers see of it
+// (sched.Task) and the runtime's own state.
+type TaskState struct {
+	// The struct is 128 bytes, two cache lines of its slab (which starts
+	// on a page): tasks are reached in no particular order, each a cache
+	// miss or two, and there are as many as the graph's tasks. The first
+	// line holds what a push reads and writes (the sched.Task: buffers,
+	// model entries, priority, the dm family's bookkeeping) and readyS,
+	// which the release writes just before: that store brings the line in
+	// without stalling, for the push to find it.
+	sched.Task
+	readyS float64
+
+	prefetchNode int32
+	// syncGPU copies the spec's SyncGPU, read often: the spec is elsewhere.
+	syncGPU    bool
+	done       bool
+	prefetched bool
+	wontUse    bool // spec.WontUse is not empty
+	worker     *worker
+	spec       *graph.Task
+	// dg holds the dependency lists (Preds), shared by every task.
+	dg        *graph.Deps
+	kernel    int32 // index of spec.Name in Simulator.kernelNames
+	nfetching int32
+
+	submitS, startS, endS float64
+}
+
+// Spec is the task as the application submitted it.
+func (t *TaskState) Spec() *graph.Task { return t.spec }
+
+// workerStats holds a task's model entry per worker (index: Worker.ID).
+type workerStats = []*machine.KernelStats
+
+// bufSlots is the buffers' slab's room per task: task i's buffers are at
+// bufs[bufSlots*i:] (a task with more goes at the slab's end).
+const bufSlots = 3
+
+// Simulator runs one graph on one machine. Create with New, then Run.
+type Simulator struct {
+	m    *machine.Machine
+	opts Options
+	g    *graph.Graph
+
+	eng   *emulator.Engine
+	net   *network.Network
+	rng   *rand.Rand
+	sched sched.Scheduler
+	view  *sched.View
+
+	nodes   []*memNode
+	nodeIdx map[string]int
+	workers []*worker
+	mw      []*machine.Worker // the workers as schedulers and observers see them
+	ngpus   int
+
+	mem *memory.Memory
+	// incoming[h*len(nodes)+n] is the copy under way into handle h's copy
+	// on node n (nil: none; the handle's loading bit says which are set).
+	incoming []*request
+	hwont    []handleWontUse // per handle
+	tasks    []TaskState     // the slab: &tasks[id] costs no load
+	// npending[i] counts task i's unfinished dependencies (+1 until
+	// submitted). Kept apart from the tasks, densely, because a kernel's
+	// end decrements it for each successor, scattered over the graph.
+	npending []int32
+	bufs     []memory.Buf       // every task's buffers (TaskState.bufs, bufSlots)
+	deps     graph.Deps         // every task's dg
+	lastEndS float64            // the latest kernel end: the makespan once all ran
+	routes   [][]*network.Route // [src][dst]; nil: no direct route
+	cost     *cost.Model
+	// pushFreeS is when the submitting (application) thread is free: it
+	// pays each submit cost and the push of each task it releases (s).
+	pushFreeS float64
+	// allocFreeS is when the device allocation lock is free (simulated s).
+	allocFreeS float64
+	dirs       [][]*direction
+
+	ndone       int
+	obs         Observer
+	xferID      uint64
+	queuedBytes float64 // bytes of every copy ever queued
+	uncal       map[[2]string]bool
+	kcache      map[machine.KernelKey]*machine.KernelStats
+	checkErr    error
+	chk         *checker // with Options.Check
+	writeBacks  int      // evictions of a sole valid copy, written home first
+	seq         uint64
+	reqs        []*request // every request made, by idx
+	freeReqs    []*request // finished requests, for newRequest to reuse
+
+	// The dependency graph, fixed before the run (sequential consistency
+	// depends only on submission order): task i's successors are
+	// succ[succOff[i]:succOff[i+1]], in submission order.
+	succOff []int32
+	succ    []int32
+	// wontUseAfter holds, for each wont_use hint in submission order, the
+	// task that last wrote the data before it (-1: none); wuNext is the
+	// next hint's index.
+	wontUseAfter []int32
+	wuNext       int
+	kernelNames  []string // distinct task names, for per-worker counts
+	hetsim       func() hetsimPaths
+
+	// Event actions bound once, so posting them allocates nothing.
+	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
+	arrivedCall, progressCall                                     func(int)
+	sendCall, sentCall                                            func(int)
+}
+
+// New prepares a simulation of g on m.
+func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Sched == "" {
+		opts.Sched = "dmda"
+	}
+	if opts.Durations == "" {
+		opts.Durations = cost.Mean
+	}
+	var sc sched.Scheduler
+	ok := true
+	if opts.NewScheduler != nil {
+		sc = opts.NewScheduler()
+	} else {
+		sc, ok = sched.New(opts.Sched)
+	}
+	if !ok {
+		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", opts.Sched, strings.Join(sched.Names(), ", "))
+	}
+	s := &Simulator{m: m, opts: opts, g: g, eng: emulator.NewEngine(), rng: rand.New(rand.NewPCG(opts.Seed, 0x5eed5eed)),
+		nodeIdx: map[string]int{},
+		uncal:   map[[2]string]bool{}, kcache: map[machine.KernelKey]*machine.KernelStats{}}
+	s.net = network.New(s.eng, network.Options{Check: opts.Check})
+	if opts.GPUMemLimitBytes < 0 {
+		return nil, fmt.Errorf("GPU memory limit %d bytes is negative (0: StarPU's default)", opts.GPUMemLimitBytes)
+	}
+	for _, dev := range slices.Sorted(maps.Keys(opts.GPUMemLimitByDevice)) {
+		if l := opts.GPUMemLimitByDevice[dev]; l < 0 {
+			return nil, fmt.Errorf("GPU memory limit of %s, %d bytes, is negative (0: StarPU's default)", dev, l)
+		}
+	}
+	if iv := opts.SampleIntervalS; iv < 0 || math.IsNaN(iv) || math.IsInf(iv, 0) {
+		return nil, fmt.Errorf("sample interval %v s: want a finite interval >= 0 (0: no sampling)", iv)
+	}
+	if len(g.Tasks) > math.MaxInt32 {
+		return nil, fmt.Errorf("%d tasks: at most %d (task ids are 32-bit)", len(g.Tasks), math.MaxInt32)
+	}
+	// The dependencies depend on the graph alone: they are derived on
+	// another core while the rest is built. That core then prefaults the
+	// tail of the task states' slab (page faults were two thirds of
+	// buildGraph's time), while buildGraph fills it from the head.
+	s.tasks = make([]TaskState, len(g.Tasks))
+	type derived struct {
+		d   *graph.Deps
+		err error
+	}
+	depc := make(chan derived, 1)
+	go func() {
+		d, err := graph.DeriveDeps(g)
+		if tail := s.tasks[len(s.tasks)*prefaultFrom/100:]; len(tail) > 0 {
+			prefault(unsafe.Pointer(&tail[0]), uintptr(len(tail))*unsafe.Sizeof(tail[0]))
+		}
+		depc <- derived{d, err}
+	}()
+	if err := s.buildNodes(); err != nil {
+		return nil, err
+	}
+	if err := s.buildWorkers(); err != nil {
+		return nil, err
+	}
+	if err := s.buildNetwork(); err != nil {
+		return nil, err
+	}
+	if err := s.buildGraph(); err != nil {
+		return nil, err
+	}
+	// buildGraph's errors come first: they name a task's fault at its
+	// first occurrence, where the dependencies' may come later.
+	d := <-depc
+	if d.err != nil {
+		return nil, d.err
+	}
+	s.attachDeps(d.d)
+	if opts.Check {
+		s.chk = newChecker(s)
+	}
+	s.submitCall = s.submit
+	s.pushCall = s.push
+	s.popCall = func(wid int) { s.workerPop(s.workers[wid]) }
+	s.readyCall = func(id int) { t := &s.tasks[id]; s.inputsReady(t.worker, t) }
+	s.queuedCall = func(id int) { t := &s.tasks[id]; s.deviceQueued(t.worker, t) }
+	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
+	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
+	s.sched = sc
+	weights := sched.DefaultDMWeights
+	if opts.DMWeights != nil {
+		weights = *opts.DMWeights
+	}
+	nodes := make([]sched.MemoryNode, len(s.nodes))
+	for i, n := range s.nodes {
+		nodes[i] = sched.MemoryNode{Name: n.Name, CapacityBytes: n.Capacity}
+	}
+	s.view = sched.NewView(sched.ViewConfig{Engine: s.eng, Workers: s.mw, Cost: s.cost, Rand: s.rng, Graph: s.g,
+		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail, Nodes: nodes, Power: m.Power})
+	s.sched.Init(s.view)
+	s.obs = opts.Observer
+	if s.obs == nil {
+		s.obs = NopObserver{}
+	}
+	s.startHetsimPaths()
+	return s, nil
+}
+
+// Run simulates the whole graph and returns the result.
+func (s *Simulator) Run() (*Result, error) {
+	names := make([]string, len(s.nodes))
+	for i, n := range s.nodes {
+		names[i] = n.Name
+	}
+	s.obs.Start(s.mw, names)
+	for _, w := range s.mw {
+		s.obs.WorkerState(0, w, "Idle", nil)
+	}
+	// The application thread submits tasks one after the other.
+	s.eng.Post(0, s.submitCall, 0)
+	s.eng.Run()
+	if c, ok := s.sched.(sched.Closer); ok {
+		// Its failure (an external agent's) explains the run's end first.
+		if err := c.Close(s.lastEndS); err != nil {
+			return nil, err
+		}
+	}
+	if s.checkErr != nil {
+		return nil, s.checkErr
+	}
+	if s.ndone != len(s.tasks) {
+		var waiting []string
+		for _, n := range s.nodes {
+			if len(n.waiting) > 0 || n.stalled {
+				waiting = append(waiting, fmt.Sprintf("%s (%d of %d bytes in use)", n.Name, n.Used(), n.Capacity))
+			}
+		}
+		hint := ""
+		if len(waiting) > 0 {
+			hint = "; copies or allocations wait for memory on " + strings.Join(waiting, ", ") + ": the limit is too small for the tasks a GPU holds at once"
+		}
+		return nil, fmt.Errorf("deadlock: %d of %d tasks done at t=%.6f s%s", s.ndone, len(s.tasks), s.eng.NowS(), hint)
+	}
+	if s.opts.Check {
+		if err := s.finalCheck(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.checkSamples(); err != nil {
+		return nil, err
+	}
+	res := s.result()
+	s.obs.End(res.MakespanS)
+	return res, nil
+}
+
+func (s *Simulator) fail(err error) {
+	if s.checkErr == nil {
+		s.checkErr = err
+	}
+	s.eng.Halt()
+}

@@ -1,0 +1,430 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/machine"
+	"github.com/starsim/starsim/runtime/memory"
+)
+
+// submit submits task i, then schedules the next submission after the
+// submit cost. Its dependencies were derived before the run (deps):
+// those still running hold it back.
+func (s *Simulator) submit(i int) {
+	if i >= len(s.tasks) {
+		return
+	}
+	t := &s.tasks[i]
+	t.submitS = s.eng.NowS()
+	if t.wontUse { // (without reading spec, a cache miss per task)
+		for _, hid := range t.Spec().WontUse {
+			s.wontUse(s.mem.Handle(hid), s.wontUseAfter[s.wuNext])
+			s.wuNext++
+		}
+	}
+	// The submitting thread pays the submit cost, then, for a task with
+	// nothing to wait for, the push cost, before it submits the next
+	// (_starpu_submit_job, then _starpu_push_task).
+	s.pushFreeS = max(s.pushFreeS, s.eng.NowS()) + s.m.Costs.TaskSubmitS
+	s.npending[i]--
+	if s.npending[i] == 0 {
+		s.release(i, &s.pushFreeS, nil)
+	}
+	if i+1 < len(s.tasks) {
+		s.eng.Post(s.pushFreeS-s.eng.NowS(), s.submitCall, i+1)
+	}
+}
+
+// release makes t ready: the releasing thread, whose clock is *freeS,
+// pushes it to the scheduler after the push cost (_starpu_push_task sleeps
+// 1 µs in simulation). Tasks released together are pushed one after the
+// other; the thread does nothing else meanwhile (a worker pops after).
+// It takes the task's id: reading it from the task, which is mostly not
+// in the cache yet, would wait for the memory (a store does not). by is
+// the releasing worker (nil: the application thread), whose thread pushes
+// (sched.View.Pusher).
+func (s *Simulator) release(id int, freeS *float64, by *worker) {
+	now := s.eng.NowS()
+	s.tasks[id].readyS = now
+	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
+	arg := id // the pusher rides in the bits above the id (< 2^31)
+	if by != nil {
+		arg |= (by.ID + 1) << 32
+	}
+	s.eng.Post(*freeS-now, s.pushCall, arg)
+}
+
+// threadClock is when w's thread is free: a GPU worker's is its node's
+// driver, which also issues the node's copies.
+func (s *Simulator) threadClock(w *worker) *float64 {
+	if w.Kind == machine.GPUWorker {
+		return &s.nodes[w.Node].issueFreeS
+	}
+	return &w.threadFreeS
+}
+
+// push hands a task to the scheduler and wakes the idle workers. arg is
+// the task's id, and above 32 bits the pushing worker's ID + 1 (0: the
+// application thread).
+func (s *Simulator) push(arg int) {
+	t := &s.tasks[arg&(1<<32-1)]
+	s.obs.Push(s.eng.NowS(), t)
+	var by *machine.Worker
+	if w := arg >> 32; w > 0 {
+		by = s.mw[w-1]
+	}
+	s.view.SetPusher(by)
+	if d := s.sched.Push(&t.Task); d.Prefetch && d.Worker != nil {
+		s.prefetch(t, s.workers[d.Worker.ID])
+	}
+	s.wakeIdle()
+}
+
+func (s *Simulator) wakeIdle() {
+	for _, w := range s.workers {
+		if w.idle && w.canPop() {
+			w.idle = false
+			s.eng.Post(0, s.popCall, w.ID)
+		}
+	}
+}
+
+// workerPop lets w take tasks from the scheduler while its pipeline has room.
+// A GPU worker's driver thread also issues its node's copies: it makes
+// them progress before it pops (StarPU's driver loop), and while it is busy
+// issuing them, the pop waits.
+func (s *Simulator) workerPop(w *worker) {
+	if w.blocked {
+		return // popped again when the driver returns
+	}
+	if w.Kind == machine.GPUWorker {
+		if node := s.nodes[w.Node]; node.progressPosted {
+			// Pop right after the pending pass (posted before this).
+			s.eng.Post(node.progressAtS-s.eng.NowS(), s.popCall, w.ID)
+			return
+		}
+	}
+	if free := *s.threadClock(w); free > s.eng.NowS() {
+		s.eng.Post(free-s.eng.NowS(), s.popCall, w.ID)
+		return
+	}
+	for w.canPop() {
+		tk := s.sched.Pop(&w.Worker)
+		if tk == nil {
+			w.idle = true
+			s.updateState(w)
+			return
+		}
+		t := &s.tasks[tk.ID()]
+		s.obs.Pop(s.eng.NowS(), &w.Worker, t)
+		s.accountWait(w)
+		w.held++
+		w.fetching++
+		t.worker = w
+		w.fetchingTask = t
+		s.updateState(w)
+		s.fetchInputs(w, t)
+	}
+}
+
+// fetchInputs requests every buffer of t on w's node; the task is ready for
+// the device once all have arrived.
+func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
+	prefetched := t.prefetched
+	pn := int(t.prefetchNode)
+	if prefetched {
+		for _, b := range t.Buffers() {
+			s.mem.Unprotect(b.H, pn)
+		}
+		t.prefetched = false
+		s.nodes[pn].Changed()
+	}
+	t.nfetching = 1
+	done := waiter{call: s.arrivedCall, arg: t.ID()}
+	for _, b := range t.Buffers() {
+		h := b.H
+		s.mem.Pin(h, w.Node)
+		if plantedFault == faultKernelBeforeData && b.Mode&graph.R != 0 {
+			continue
+		}
+		t.nfetching++
+		if b.Mode&graph.R == 0 {
+			s.allocate(h, w.Node, memory.Fetch, func() { s.arrived(t.ID()) })
+			continue
+		}
+		s.fetch(h, w.Node, memory.Fetch, t.Priority(), done)
+	}
+	if prefetched {
+		// After the fetches: a hit has already moved its copy (touch).
+		// A fetch's reclaim reads protection, not lists.
+		for _, b := range t.Buffers() {
+			s.mem.Relist(b.H, pn)
+		}
+	}
+	s.arrived(t.ID())
+}
+
+// arrived counts one of task id's inputs in; the last one makes the task
+// ready after the per-buffer fetch cost.
+func (s *Simulator) arrived(id int) {
+	t := &s.tasks[id]
+	t.nfetching--
+	if t.nfetching == 0 {
+		s.eng.Post(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers())), s.readyCall, t.ID())
+	}
+}
+
+// distinctBufs counts the different data among bufs: StarPU's fetch takes
+// a data a task lists twice once (_starpu_fetch_task_input skips the
+// duplicate), and pays the per-buffer cost once.
+func distinctBufs(bufs []memory.Buf) int {
+	n := 0
+	for k, b := range bufs {
+		dup := false
+		for _, c := range bufs[:k] {
+			dup = dup || c.H == b.H
+		}
+		if !dup {
+			n++
+		}
+	}
+	return n
+}
+
+// inputsReady: t's inputs are on w's node. A GPU driver then spends the
+// device-queue cost submitting the kernel to its device (StarPU's
+// STARPU_SIMGRID_CUDA_QUEUE_COST sleep on the driver thread), so that cost
+// overlaps the kernel already running there rather than delaying the
+// device; until then the driver pops nothing.
+func (s *Simulator) inputsReady(w *worker, t *TaskState) {
+	if w.Kind == machine.GPUWorker && s.m.Costs.DeviceTaskQueueS > 0 {
+		s.eng.Post(s.m.Costs.DeviceTaskQueueS, s.queuedCall, t.ID())
+		return
+	}
+	s.deviceQueued(w, t)
+}
+
+// deviceQueued: t's inputs are in; its driver submits it to w's device.
+func (s *Simulator) deviceQueued(w *worker, t *TaskState) {
+	w.fetching--
+	if w.blocked {
+		w.heldBack = append(w.heldBack, t)
+		return
+	}
+	s.submitKernel(w, t)
+}
+
+// submitKernel: t waits on w's device for its turn.
+func (s *Simulator) submitKernel(w *worker, t *TaskState) {
+	w.ready = append(w.ready, t)
+	if t.syncGPU {
+		w.nsync++
+	}
+	s.startKernel(w)
+	if w.canPop() {
+		w.idle = false
+		s.workerPop(w)
+	}
+}
+
+// canPop says whether w may take another task. A CPU worker holds one task
+// at a time. A GPU worker, like StarPU's CUDA driver, fetches the inputs of
+// one task at a time and pops only while fewer than STARPU_CUDA_PIPELINE (2)
+// tasks are submitted to the device (running or queued there), and not at
+// all while a synchronous kernel (Task.SyncGPU) is queued or running: the
+// driver thread waits on it.
+func (w *worker) canPop() bool {
+	if w.Kind == machine.CPUWorker {
+		return w.held == 0
+	}
+	if w.nsync > 0 {
+		return false // the driver thread is blocked on it
+	}
+	onDevice := len(w.ready)
+	if w.running != nil {
+		onDevice++
+	}
+	return w.fetching == 0 && onDevice < w.pipeline
+}
+
+// startKernel starts the next ready task on w's device if it is free.
+func (s *Simulator) startKernel(w *worker) {
+	if (w.running != nil && (plantedFault != faultOverlapKernels || w.Kind != machine.GPUWorker)) || len(w.ready) == 0 {
+		return
+	}
+	t := w.ready[0]
+	// Shift rather than reslice, so appends reuse the slice's array.
+	n := copy(w.ready, w.ready[1:])
+	w.ready[n] = nil
+	w.ready = w.ready[:n]
+	s.accountWait(w)
+	w.running = t
+	s.updateState(w)
+	now := s.eng.NowS()
+	if s.opts.Check {
+		s.checkKernelStart(w, t)
+		for _, id := range t.preds() {
+			if p := &s.tasks[id]; !p.done {
+				s.fail(fmt.Errorf("task %d (%s) starts before its dependency %d (%s) ended", t.ID(), t.Spec().Name, p.ID(), p.Spec().Name))
+			}
+		}
+		for _, b := range t.Buffers() {
+			if !b.H.Rep(w.Node).Allocated() {
+				s.fail(fmt.Errorf("task %d (%s) starts on %s without %s allocated", t.ID(), t.Spec().Name, w.Name, b.H.Spec().Name))
+			}
+		}
+		for _, b := range t.Buffers() {
+			h := b.H
+			if b.Mode&graph.R != 0 && h.Rep(w.Node).State() == memory.Invalid {
+				s.fail(fmt.Errorf("task %d (%s) starts on %s without a valid %s", t.ID(), t.Spec().Name, w.Name, h.Spec().Name))
+			}
+			if err := s.mem.CheckHandle(h); err != nil {
+				s.fail(err)
+			}
+		}
+	}
+	if w.Kind == machine.GPUWorker && t.syncGPU {
+		s.stallDriver(w.Node)
+	}
+	s.sched.PreExec(&w.Worker, &t.Task)
+	durS := s.durationS(t, w)
+	t.startS = now
+	s.eng.Post(durS, s.endCall, t.ID())
+}
+
+func (s *Simulator) durationS(t *TaskState, w *worker) float64 {
+	return cost.SampleUS(s.kernelStats(t, w), s.opts.Durations, s.rng) * 1e-6
+}
+
+// updateState reports w's state to the observer when it changed: executing
+// a kernel, else fetching the inputs of a popped task, else idle.
+func (s *Simulator) updateState(w *worker) {
+	state, task := "Idle", (*TaskState)(nil)
+	switch {
+	case w.running != nil:
+		state, task = "Executing", w.running
+	case w.held > 0:
+		state, task = "FetchingInput", w.fetchingTask
+	}
+	if state == w.state && task == w.stateTask {
+		return
+	}
+	w.state, w.stateTask = state, task
+	s.obs.WorkerState(s.eng.NowS(), &w.Worker, state, task)
+}
+
+// accountWait adds the time since the last state change to w's waiting time
+// if w was holding tasks with none running.
+func (s *Simulator) accountWait(w *worker) {
+	now := s.eng.NowS()
+	if w.running == nil && w.held > 0 {
+		w.waitS += now - w.stateAt
+	}
+	w.stateAt = now
+}
+
+func (s *Simulator) endKernel(w *worker, t *TaskState) {
+	now := s.eng.NowS()
+	if s.chk != nil {
+		s.checkKernelEnd(w, t)
+	}
+	t.endS = now
+	s.lastEndS = max(s.lastEndS, now)
+	w.busyS += now - t.startS
+	if s.opts.SampleIntervalS > 0 {
+		w.intervals = append(w.intervals, [2]float64{t.startS, now})
+	}
+	if w.blocked {
+		// The device goes on with the next submitted kernel; the driver
+		// notices this one's end when it returns.
+		s.accountWait(w)
+		w.running = nil
+		w.ended = append(w.ended, t)
+		if len(w.ready) > 0 && !w.ready[0].syncGPU {
+			s.startKernel(w) // a synchronous kernel needs the driver thread
+		}
+		s.updateState(w)
+		return
+	}
+	s.completeKernel(w, t)
+}
+
+// completeKernel is the driver's part of t's end on w: data states,
+// successors, and what w does next.
+func (s *Simulator) completeKernel(w *worker, t *TaskState) {
+	w.perKernel[t.kernel]++
+	w.ntasks++
+	// MSI: a write makes w's node the owner and invalidates every other copy.
+	for _, b := range t.Buffers() {
+		h := b.H
+		if b.Mode&graph.W != 0 {
+			s.mem.Write(h, w.Node)
+			if s.chk != nil {
+				s.checkWrite(h, w.Node)
+			}
+		}
+		s.mem.Unpin(h, w.Node)
+	}
+	s.sched.PostExec(&w.Worker, &t.Task)
+	s.obs.TaskDone(t)
+	s.accountWait(w)
+	if w.running == t {
+		w.running = nil
+	}
+	if t.syncGPU {
+		w.nsync--
+	}
+	w.held--
+	t.done = true
+	s.ndone++
+	for _, q := range s.succ[s.succOff[t.ID()]:s.succOff[t.ID()+1]] {
+		s.npending[q]--
+		if s.npending[q] == 0 {
+			s.release(int(q), s.threadClock(w), w)
+		}
+	}
+	for _, b := range t.Buffers() {
+		s.wontUseDone(b.H, t)
+	}
+	s.startKernel(w)
+	s.updateState(w)
+	if w.canPop() {
+		w.idle = false
+		s.workerPop(w)
+	}
+	s.nodes[w.Node].memoryFreed(s)
+	s.tidy(w.Node)
+	if w.Kind == machine.GPUWorker && t.syncGPU {
+		s.resumeDriver(w.Node)
+	}
+}
+
+// blockWorker blocks or unblocks the GPU worker of node n (a synchronous
+// reclaim on its driver thread). Unblocking completes the kernels that ended
+// meanwhile, submits the tasks whose inputs arrived, and pops.
+func (s *Simulator) blockWorker(n int, on bool) {
+	for _, w := range s.workers {
+		if w.Kind != machine.GPUWorker || w.Node != n {
+			continue
+		}
+		if on {
+			w.blocked = true
+			continue
+		}
+		w.blocked = false
+		ended, back := w.ended, w.heldBack
+		w.ended, w.heldBack = nil, nil
+		for _, t := range ended {
+			s.completeKernel(w, t)
+		}
+		for _, t := range back {
+			s.submitKernel(w, t)
+		}
+		if w.canPop() {
+			w.idle = false
+			s.workerPop(w)
+		}
+	}
+}

@@ -1,0 +1,391 @@
+package sim
+
+import (
+	"sort"
+
+	"github.com/starsim/starsim/runtime/memory"
+)
+
+// direction holds the copies from one node to another. Requests wait in
+// queue until the handling driver issues them, at most maxIssued(level) at
+// a time (StarPU's per-(node, peer) pending limits). An issued copy's flow
+// starts once every copy issued before it on this direction or on a serial
+// one has ended (StarPU's simulator: transfers_are_sequential against its
+// pending list), so one flow runs per direction at a time and serial
+// directions take turns in issue order.
+type direction struct {
+	src, dst int
+	handler  int // node whose driver starts and completes the copies
+	issued   int // requests issued and not yet completed
+	queue    []*request
+	pend     []*request // issued copies whose flow has not ended, in issue order
+	bytes    float64
+	count    int
+	serial   []*direction // directions whose copies never overlap with these (issue order)
+}
+
+// maxIssued is how many requests of a level a direction may have issued
+// and uncompleted before it issues one more (StarPU's data_request.h:
+// MAX_PENDING_REQUESTS_PER_NODE 5, ..._PREFETCH_... 2, ..._IDLE_... 1,
+// all compared with one pending count).
+func maxIssued(l memory.Level) int {
+	switch l {
+	case memory.Fetch:
+		return 5
+	case memory.Idle:
+		return 1
+	}
+	return 2
+}
+
+type request struct {
+	idx      int // in Simulator.reqs
+	h        *memory.Handle
+	src, dst int
+	level    memory.Level
+	prio     int // the requesting task's priority: higher issues first
+	seq      uint64
+	waiters  []waiter
+	started  bool
+	wb       bool // eviction write-back
+	// nwait counts the earlier copies this one's flow waits for; wake
+	// lists the later copies waiting for this one's flow.
+	nwait int
+	wake  []*request
+	// syncs are the device frees waiting for every copy in flight to end.
+	syncs   []*gpuSync
+	version uint64
+	xferID  uint64  // trace id of the copy, once started
+	payload float64 // bytes the flow carries (pitch models may enlarge them)
+}
+
+// waiter is what runs when a copy completes: a bound call with its
+// argument (hot paths: no allocation), or a closure (rare paths).
+type waiter struct {
+	call func(int)
+	arg  int
+}
+
+// after is the waiter that runs fn (rare paths: a closure each).
+func after(fn func()) waiter { return waiter{call: func(int) { fn() }} }
+
+func (w waiter) none() bool { return w.call == nil }
+
+// run runs w now, within the current event.
+func (w waiter) run() {
+	if w.call != nil {
+		w.call(w.arg)
+	}
+}
+
+// notify runs w as an event now.
+func (s *Simulator) notify(w waiter) {
+	if w.call != nil {
+		s.eng.Post(0, w.call, w.arg)
+	}
+}
+
+// enqueue queues a request on its direction and starts what can start.
+func (s *Simulator) enqueue(req *request) {
+	s.queuedBytes += float64(req.h.Size())
+	d := s.dir(req.src, req.dst)
+	d.insert(req)
+	s.kick(d)
+}
+
+// kind names the request for traces.
+func (req *request) kind() string {
+	if req.wb {
+		return KindWriteBack
+	}
+	return [...]string{KindFetch, KindTaskPrefetch, KindPrefetch, KindIdleFetch}[req.level]
+}
+
+// before orders a direction's queue: most urgent level, then highest
+// priority, then oldest (StarPU's per-level request lists are priority
+// lists, popped highest first: _starpu_data_request_prio_list).
+func before(a, b *request) bool {
+	if a.level != b.level {
+		return a.level < b.level
+	}
+	if a.prio != b.prio {
+		return a.prio > b.prio
+	}
+	return a.seq < b.seq
+}
+
+// insert keeps d.queue sorted by before.
+func (d *direction) insert(req *request) {
+	i := sort.Search(len(d.queue), func(i int) bool { return before(req, d.queue[i]) })
+	d.queue = append(d.queue, nil)
+	copy(d.queue[i+1:], d.queue[i:])
+	d.queue[i] = req
+}
+
+// upgrade raises a queued request's level (a fetch joining a prefetch),
+// moving it to its new place in its direction's queue.
+func (s *Simulator) upgrade(req *request, lvl memory.Level) {
+	d := s.dir(req.src, req.dst)
+	for i, q := range d.queue {
+		if q == req {
+			d.queue = append(d.queue[:i], d.queue[i+1:]...)
+			req.level = lvl
+			d.insert(req)
+			s.kick(d)
+			return
+		}
+	}
+	req.level = lvl // not queued yet (first hop of a two-hop copy pending)
+}
+
+// kick wakes the driver that handles d's requests: it issues them in its
+// next progress pass.
+func (s *Simulator) kick(d *direction) { s.wakeDriver(d.handler) }
+
+// wakeDriver posts one progress pass of node n's driver, progressDelayS
+// from now (passes asked for meanwhile are the same pass).
+func (s *Simulator) wakeDriver(n int) {
+	node := s.nodes[n]
+	if node.progressPosted || node.driverStalled {
+		return
+	}
+	node.progressPosted = true
+	node.progressAtS = s.eng.NowS() + progressDelayS
+	s.eng.Post(progressDelayS, s.progressCall, n)
+}
+
+// progress is a pass of node n's driver over the requests it handles
+// (StarPU's ___starpu_datawizard_progress): the incoming ones, peer by
+// peer in node order, fetches first, then prefetches, then idle requests
+// if none of the group's issued requests is pending; then the outgoing
+// ones, per peer, the same way. Running out of memory ends a group's pass.
+func (s *Simulator) progress(n int) {
+	node := s.nodes[n]
+	node.progressPosted = false
+	if node.driverStalled {
+		return
+	}
+	s.issueGroup(node.handledIn)
+	for _, d := range node.handledOut {
+		s.issueGroup([]*direction{d})
+	}
+}
+
+// issueGroup is one group's part of a pass: fetches of every direction in
+// ds, then prefetches, then, when none of them has a request pending, idle
+// requests (_starpu_check_that_no_data_request_is_pending).
+func (s *Simulator) issueGroup(ds []*direction) {
+	for _, lvl := range [...]memory.Level{memory.Fetch, memory.Prefetch} {
+		for _, d := range ds {
+			if !s.issue(d, lvl) {
+				return
+			}
+		}
+	}
+	for _, d := range ds {
+		if d.issued > 0 {
+			return
+		}
+	}
+	for _, d := range ds {
+		if !s.issue(d, memory.Idle) {
+			return
+		}
+	}
+}
+
+// issue issues d's queued requests of level lvl or more urgent while its
+// pending limits allow: the queue is sorted by level, and a more urgent
+// level has the higher limit, so the first request that cannot go stops the
+// rest. It reports false when memory ran out.
+func (s *Simulator) issue(d *direction, lvl memory.Level) bool {
+	for len(d.queue) > 0 {
+		req := d.queue[0]
+		if req.level > lvl || d.issued >= maxIssued(req.level) {
+			return true
+		}
+		costS, ok := s.reserve(req.h, req.dst, req.level)
+		if !ok {
+			// Later requests are no more urgent: wait for memory.
+			s.nodes[req.dst].stalled = true
+			return false
+		}
+		d.queue = d.queue[1:]
+		s.start(d, req, costS)
+	}
+	return true
+}
+
+// start issues a copy. The handling driver allocates the destination
+// buffer (device allocations hold one lock shared by every device, as
+// StarPU's cuda_alloc_mutex), then spends the transfer queue cost; it
+// issues its copies one after the other.
+func (s *Simulator) start(d *direction, req *request, allocS float64) {
+	d.issued++
+	req.started = true
+	bytes := float64(req.h.Size())
+	payload := s.cost.Payload(req.src, req.dst, req.h.Spec(), bytes)
+	s.xferID++
+	req.xferID, req.payload = s.xferID, payload
+	if s.chk != nil {
+		s.checkCopyIssued(req)
+	}
+	now := s.eng.NowS()
+	drv := s.nodes[d.handler]
+	t := max(now, drv.issueFreeS)
+	if allocS > 0 {
+		t = max(t, s.allocFreeS) + allocS
+		s.allocFreeS = t
+	}
+	t += s.m.Costs.TransferQueueS
+	drv.issueFreeS = t
+	s.eng.Post(t-now, s.sendCall, req.idx)
+}
+
+// send submits an issued copy to the network: its flow waits for the
+// copies issued before it on its direction and on the serial ones.
+func (s *Simulator) send(idx int) {
+	req := s.reqs[idx]
+	d := s.dir(req.src, req.dst)
+	s.waitFor(req, d)
+	for _, o := range d.serial {
+		s.waitFor(req, o)
+	}
+	d.pend = append(d.pend, req)
+	if req.nwait == 0 {
+		s.flow(req)
+	}
+}
+
+// waitFor makes req's flow wait for the pending copies of o.
+func (s *Simulator) waitFor(req *request, o *direction) {
+	for _, p := range o.pend {
+		p.wake = append(p.wake, req)
+		req.nwait++
+	}
+}
+
+// flow starts a copy's bytes on the network.
+func (s *Simulator) flow(req *request) {
+	s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].Name, s.nodes[req.dst].Name, req.h.Size(), req.kind(), req.h.Spec())
+	s.net.Send(s.route(req.src, req.dst), req.payload, s.sentCall, req.idx)
+}
+
+// sent: a copy's flow completed. The copies waiting for it may flow; the
+// request itself completes when its driver notices.
+func (s *Simulator) sent(idx int) {
+	req := s.reqs[idx]
+	s.obs.TransferEnd(s.eng.NowS(), req.xferID)
+	d := s.dir(req.src, req.dst)
+	for i, p := range d.pend {
+		if p == req {
+			d.pend = append(d.pend[:i], d.pend[i+1:]...)
+			break
+		}
+	}
+	for _, w := range req.wake {
+		if w.nwait--; w.nwait == 0 {
+			s.flow(w)
+		}
+	}
+	clear(req.wake)
+	req.wake = req.wake[:0]
+	for _, g := range req.syncs {
+		if g.n--; g.n == 0 {
+			s.eng.Post(0, g.then, 0)
+		}
+	}
+	clear(req.syncs)
+	req.syncs = req.syncs[:0]
+	if h := s.nodes[d.handler]; h.driverStalled {
+		h.deferred = append(h.deferred, req) // noticed when the driver returns
+		return
+	}
+	s.finish(req)
+}
+
+// handlingNode is the node whose driver thread handles copies from src to
+// dst, as StarPU's link_supports_direct_transfers picks it: the
+// destination when it is a GPU (from RAM, or from a peer GPU), the source
+// GPU for a copy to RAM (a CUDA node is not directly accessible from RAM's
+// workers: _starpu_cuda_is_direct_access_supported).
+func (s *Simulator) handlingNode(src, dst int) int {
+	if dst != 0 {
+		return dst
+	}
+	return src
+}
+
+// stallDriver marks node n's driver as waiting on a synchronous kernel.
+func (s *Simulator) stallDriver(n int) {
+	if !s.opts.NoDriverStall {
+		s.nodes[n].driverStalled = true
+	}
+}
+
+// resumeDriver: node n's driver returned from a synchronous kernel. It
+// completes the copies whose flows ended meanwhile, then starts what its
+// directions have queued.
+func (s *Simulator) resumeDriver(n int) {
+	node := s.nodes[n]
+	if !node.driverStalled {
+		return
+	}
+	node.driverStalled = false
+	done := node.deferred
+	node.deferred = nil
+	for _, req := range done {
+		s.finish(req)
+	}
+	for i := range s.dirs {
+		for _, d := range s.dirs[i] {
+			if d != nil && d.handler == n {
+				s.kick(d)
+			}
+		}
+	}
+}
+
+// finish ends a copy: states, waiters, and the next copies it lets start.
+// finish ends a copy: states, waiters, and the next copies it lets start.
+func (s *Simulator) finish(req *request) {
+	d := s.dir(req.src, req.dst)
+	d.issued--
+	d.bytes += float64(req.h.Size())
+	d.count++
+	h := req.h
+	if req.wb {
+		// The device copy is freed by the write-back's waiter unless a
+		// task took it.
+		s.mem.WriteBackDone(h, req.src, req.dst, req.version)
+	} else {
+		s.mem.CopyDone(h, req.src, req.dst)
+	}
+	if s.chk != nil {
+		s.checkCopyDone(req)
+	}
+	s.setIncoming(h, req.dst, nil)
+	s.nodes[req.dst].Changed()
+	for _, w := range req.waiters {
+		s.notify(w)
+	}
+	s.kick(d)
+	// The new copy is no longer incoming, hence evictable, and the source's
+	// may have become droppable: retry what waits for memory on either
+	// node (a stalled direction is not necessarily d or its serial ones).
+	for _, n := range [2]int{req.src, req.dst} {
+		if node := s.nodes[n]; node.stalled || len(node.waiting) > 0 {
+			node.memoryFreed(s)
+		}
+	}
+	// Nothing refers to req any more (its waiters were posted by value):
+	// newRequest reuses it, with its lists' room.
+	clear(req.waiters)
+	req.waiters = req.waiters[:0]
+	s.freeReqs = append(s.freeReqs, req)
+}
+
+// progressDelayS is how long a woken driver takes to reach its node's
+// requests: StarPU's datawizard progress sleeps 1 µs per call in simulation,
+// and a CUDA driver's loop makes progress on RAM before its own node.
+const progressDelayS = 2e-6

@@ -1,0 +1,82 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sim"
+)
+
+// copyEnds records when each copy of the first 55 ms ends, by
+// "SRC->DST handle".
+type copyEnds struct {
+	sim.NopObserver
+	open map[uint64]string
+	ends map[string]float64
+}
+
+func (o *copyEnds) TransferStart(tS float64, id uint64, src, dst string, _ int64, _ string, h *graph.Handle) {
+	o.open[id] = src + "->" + dst + " " + h.Name
+}
+
+func (o *copyEnds) TransferEnd(tS float64, id uint64) {
+	if k := o.open[id]; k != "" && tS < 0.055 {
+		if _, seen := o.ends[k]; !seen {
+			o.ends[k] = tS
+		}
+	}
+}
+
+// TestFirstStepCopiesMatchStarPU compares the copies that follow the first
+// POTRF of attila Cholesky N=9600 under dmda with those of StarPU 1.4.10
+// over SimGrid 3.32 (Debian's source package built with --enable-simgrid;
+// end times read from its Paje trace, in ms). They exercise the transfer
+// prediction's bus GPU counts (which decide where the TRSMs go), the
+// drivers' request issuing (peer order, pending limits, the shared device
+// allocation lock) and the issue-order serialization of GPU-to-GPU copies
+// with the copies into their ends. Before these were modeled, the two
+// peer copies of A[0][0] ended at 51.8 and 52.2 ms.
+func TestFirstStepCopiesMatchStarPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", "attila")
+	if err != nil {
+		t.Skip("../shared/calibrations not found")
+	}
+	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960})
+	require.NoError(t, err)
+	o := sim.DefaultOptions()
+	o.Sched, o.NCPU, o.NCUDA, o.Check = "dmda", 0, 3, true
+	obs := &copyEnds{open: map[uint64]string{}, ends: map[string]float64{}}
+	o.Observer = obs
+	s, err := sim.New(cal.RuntimeMachine(), g, o)
+	require.NoError(t, err)
+	_, err = s.Run()
+	require.NoError(t, err)
+	starpuMS := map[string]float64{
+		"RAM->CUDA0 A[1][0]":   47.019,
+		"CUDA0->RAM A[0][0]":   47.331,
+		"RAM->CUDA1 A[3][0]":   47.370,
+		"RAM->CUDA2 A[6][0]":   47.724,
+		"RAM->CUDA0 A[2][0]":   48.729,
+		"RAM->CUDA1 A[4][0]":   48.916,
+		"RAM->CUDA2 A[7][0]":   49.125,
+		"CUDA0->CUDA1 A[0][0]": 49.770,
+		"RAM->CUDA1 A[8][0]":   50.751,
+		"CUDA0->CUDA2 A[0][0]": 51.000,
+		"RAM->CUDA0 A[5][0]":   51.623,
+		"RAM->CUDA0 A[9][0]":   52.245,
+	}
+	for k, want := range starpuMS {
+		got, ok := obs.ends[k]
+		if assert.True(t, ok, "no copy %s", k) {
+			assert.InDelta(t, want, got*1e3, 0.1, "%s ends at %.3f ms, StarPU %.3f ms", k, got*1e3, want)
+		}
+	}
+}
