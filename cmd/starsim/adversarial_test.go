@@ -433,7 +433,7 @@ func TestAdversarialInputs(t *testing.T) {
 			before := listTree(t, dir)
 			start := time.Now()
 			code, out, errs := runCLI(args...)
-			assert.Less(t, time.Since(start), 20*time.Second, "refused quickly")
+			assert.Less(t, time.Since(start), 60*time.Second, "refused without a hang (generous: the machine may be loaded)")
 			assert.Equal(t, c.code, code, "exit code; stderr: %s", errs)
 			assert.Empty(t, out, "nothing on stdout on failure")
 			assert.True(t, strings.HasSuffix(errs, "\n") && strings.Count(errs, "\n") == 1, "one line on stderr, got %q", errs)
