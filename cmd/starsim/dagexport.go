@@ -19,6 +19,8 @@ import (
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/traces"
+	"github.com/starsim/starsim/traces/rec"
+	"github.com/starsim/starsim/traces/replay"
 )
 
 func dagCmd() *cobra.Command {
@@ -136,19 +138,19 @@ func recGraph(path string, ignoreMissing bool, stderr io.Writer) (*graph.Graph, 
 	if err != nil {
 		return nil, err
 	}
-	recs, err := traces.ReadTasksRec(bufio.NewReader(fh), path)
+	recs, err := rec.ReadTasks(bufio.NewReader(fh), path)
 	fh.Close()
 	if err != nil {
 		return nil, explainFormat(err, "a tasks.rec (starpu_fxt_tool's, or run --trace-rec's), or a directory holding one")
 	}
-	g, warn, err := traces.Graph(recs, traces.ReplayOptions{HasModel: func(string) bool { return true }, File: path, IgnoreMissingDeps: ignoreMissing})
+	g, warn, err := replay.Graph(recs, replay.Options{HasModel: func(string) bool { return true }, File: path, IgnoreMissingDeps: ignoreMissing})
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range warn {
 		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
 	}
-	// The executed records in the graph's order (traces.Graph's: by
+	// The executed records in the graph's order (replay.Graph's: by
 	// SubmitOrder, else JobId, else place in the file).
 	type exec struct {
 		r     *traces.TaskRecord

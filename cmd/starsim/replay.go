@@ -17,6 +17,9 @@ import (
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime/sim"
 	"github.com/starsim/starsim/traces"
+	"github.com/starsim/starsim/traces/paje"
+	"github.com/starsim/starsim/traces/rec"
+	"github.com/starsim/starsim/traces/replay"
 )
 
 const replayDoc = `
@@ -73,11 +76,11 @@ func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing b
 		return nil, err
 	}
 	br := bufio.NewReader(fh)
-	if head, _ := br.Peek(64 << 10); traces.IsPaje(head) {
+	if head, _ := br.Peek(64 << 10); paje.Is(head) {
 		fh.Close()
 		return nil, fmt.Errorf("%s: a Paje trace holds no data accesses nor dependencies to replay: give the tasks.rec starpu_fxt_tool writes beside it", path)
 	}
-	recs, err := traces.ReadTasksRec(br, path)
+	recs, err := rec.ReadTasks(br, path)
 	fh.Close()
 	if err != nil {
 		return nil, explainFormat(err, "a tasks.rec (starpu_fxt_tool's, or run --trace-rec's), or a directory holding one")
@@ -114,7 +117,7 @@ func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing b
 	}
 	flops := traces.FillGFlop(recs, calibrationFlops(cal, readable))
 	f.info = f.setup.info(mc, nil)
-	g, warn, err := traces.Graph(recs, traces.ReplayOptions{StaticWorkerID: static, HasModel: readable,
+	g, warn, err := replay.Graph(recs, replay.Options{StaticWorkerID: static, HasModel: readable,
 		File: path, IgnoreMissingDeps: ignoreMissing})
 	if err != nil {
 		return nil, err

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,6 +27,7 @@ import (
 	"github.com/starsim/starsim/runtime/sched"
 	"github.com/starsim/starsim/runtime/sim"
 	"github.com/starsim/starsim/traces"
+	"github.com/starsim/starsim/traces/formats"
 )
 
 const runDoc = `
@@ -69,8 +70,8 @@ type runFlags struct {
 	explain                string
 	explainTask            int
 	sampleS                float64
-	tracePaje, traceChrome string
-	traceRec               string
+	// traceOut are the --trace-NAME paths, one per formats.Writers.
+	traceOut []string
 	// dag is --dag's task graph file (run only); dagRate its --dag-rate.
 	dag, dagRate string
 	// schedTimeout bounds an external scheduler's replies (s, wall
@@ -184,9 +185,10 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to `FILE`, - for stderr")
 	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only the decisions of task `ID` (its submission index; -1: all)")
 	fs.Float64Var(&f.sampleS, "sample-interval", 0, "record each worker's busy fraction per interval of `S` seconds (--json: utilization; 0: none)")
-	fs.StringVar(&f.tracePaje, "trace-paje", "", "write a Paje trace (StarPU's vocabulary; ViTE, pajeng, StarVZ) to `FILE`")
-	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace (JSON) to `FILE`")
-	fs.StringVar(&f.traceRec, "trace-rec", "", "write StarPU's tasks.rec and data.rec into `DIR`")
+	f.traceOut = make([]string, len(formats.Writers))
+	for i, w := range formats.Writers {
+		fs.StringVar(&f.traceOut[i], "trace-"+w.Name, "", w.Usage)
+	}
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to `FILE` (go tool pprof)")
 	fs.StringVar(&f.plot, "plot", "", "draw a panel of the run (Gantt of the workers, ready tasks, GPU memory, bytes in flight) to `FILE` (.png or .svg)")
 	f.command = cmdline
@@ -466,48 +468,20 @@ func gflopsText(r *sim.Result) string {
 // none) and --plot's recorder (f.panel).
 func (f *runFlags) openTraces(g *graph.Graph, out *outputSet) error {
 	f.observer, f.panel = nil, nil
-	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" && f.plot == "" {
+	if !slices.ContainsFunc(f.traceOut, func(p string) bool { return p != "" }) && f.plot == "" {
 		return nil
 	}
 	h := traces.Header{Tool: "starsim", Version: version, Command: f.command, Seed: f.seed, Machine: strings.TrimPrefix(f.info.line(), "machine: ")}
 	var obs []sim.Observer
-	if f.tracePaje != "" {
-		fh, err := out.create(f.tracePaje)
+	for i, w := range formats.Writers {
+		if f.traceOut[i] == "" {
+			continue
+		}
+		o, err := w.Open(traceOutput{out}, f.traceOut[i], h, g)
 		if err != nil {
 			return err
 		}
-		p := traces.NewPaje(fh, h)
-		p.SetHandles(g.Handles)
-		obs = append(obs, p)
-		out.onClose(p.Close)
-	}
-	if f.traceChrome != "" {
-		fh, err := out.create(f.traceChrome)
-		if err != nil {
-			return err
-		}
-		c := traces.NewChrome(fh, h)
-		obs = append(obs, c)
-		out.onClose(c.Close)
-	}
-	if f.traceRec != "" {
-		if err := out.mkdir(f.traceRec); err != nil {
-			return err
-		}
-		tf, err := out.create(filepath.Join(f.traceRec, "tasks.rec"))
-		if err != nil {
-			return err
-		}
-		df, err := out.create(filepath.Join(f.traceRec, "data.rec"))
-		if err != nil {
-			return err
-		}
-		r := traces.NewRecWriter(tf, df, h)
-		if err := r.WriteData(g.Handles); err != nil {
-			return err
-		}
-		obs = append(obs, r)
-		out.onClose(r.Close)
+		obs = append(obs, o)
 	}
 	if f.plot != "" {
 		f.panel = traces.NewPanelRecorder()
@@ -516,6 +490,13 @@ func (f *runFlags) openTraces(g *graph.Graph, out *outputSet) error {
 	f.observer = traces.Multi(obs...)
 	return nil
 }
+
+// traceOutput is out as the trace writers see it.
+type traceOutput struct{ out *outputSet }
+
+func (o traceOutput) Create(path string) (io.Writer, error) { return o.out.create(path) }
+func (o traceOutput) Mkdir(path string) error               { return o.out.mkdir(path) }
+func (o traceOutput) OnClose(c func() error)                { o.out.onClose(c) }
 
 func printResult(w io.Writer, r *sim.Result) error {
 	fmt.Fprintf(w, "%s, %s: %s, makespan %.3f ms, %d tasks\n", r.App, r.Sched, gflopsText(r), r.MakespanS*1e3, r.NTasks)
