@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/internal/gcpause"
 	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
@@ -93,8 +94,8 @@ func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing b
 	if err := checkWorkers(f.source("ncpu"), f.source("ncuda"), f.ncpu, f.ncuda, cal); err != nil {
 		return nil, err
 	}
-	pauseGC() // parsing's garbage is behind; the graph stays live
-	defer resumeGC()
+	gcpause.Pause() // parsing's garbage is behind; the graph stays live
+	defer gcpause.Resume()
 	// The models the trace needs: a recorded model whose only match in the
 	// calibration is an unreadable file is an error with its FILE:LINE.
 	status := cal.ModelStatuses()

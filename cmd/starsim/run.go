@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"runtime/debug"
-	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"sort"
@@ -18,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/starsim/starsim/internal/gcpause"
 	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
@@ -253,8 +251,8 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*sim.Result, error) {
 	if f.dag != "" {
 		return f.runDAG(stderr, out)
 	}
-	pauseGC()
-	defer resumeGC()
+	gcpause.Pause()
+	defer gcpause.Resume()
 	prec := models.Single
 	if f.double {
 		prec = models.Double
@@ -323,59 +321,6 @@ func sameSymbols(a, b []generation.KernelSymbol) bool {
 	return true
 }
 
-// gcPercent is the collector's setting while pauseGC holds it off; gcLimit
-// the memory limit while collectLater's holds (else -1).
-var (
-	gcPercent = gcNotPaused
-	gcLimit   = int64(-1)
-)
-
-const gcNotPaused = math.MinInt
-
-// pauseGC turns the garbage collector off while the calibration, the graph
-// and the simulator are built: what they allocate mostly stays live to the
-// end, so collections then would only scan it again and again (a third of
-// the graph's build time on attila N=76800). collectLater then lets the
-// run, which makes garbage, collect it; resumeGC restores the collector's
-// settings.
-// Not for concurrent use: run and replay build one simulation at a time.
-func pauseGC() {
-	if gcPercent == gcNotPaused {
-		gcPercent = debug.SetGCPercent(-1)
-	}
-}
-
-// collectLater lets the run collect its garbage, but not at once: turned
-// back on, the collector would find the heap far beyond the goal it set
-// before the pause and mark the whole simulator, all of it live, right away
-// (a quarter of the instructions of attila N=76800 dmdas). It stays off
-// under a memory limit of what its GOGC setting allows over the memory in
-// use now (twice it for GOGC=100), so the run collects only if its garbage
-// grows that large.
-func collectLater() {
-	if gcPercent == gcNotPaused || gcPercent < 0 || gcLimit >= 0 {
-		return // not paused, turned off by GOGC, or already limited
-	}
-	// runtime/metrics, unlike ReadMemStats, does not stop the world (which
-	// waits for the goroutines sim.New leaves running).
-	m := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(m)
-	inUse := int64(m[0].Value.Uint64() - m[1].Value.Uint64())
-	gcLimit = debug.SetMemoryLimit(-1)
-	debug.SetMemoryLimit(min(gcLimit, inUse+inUse/100*int64(gcPercent)))
-}
-
-func resumeGC() {
-	if gcLimit >= 0 {
-		debug.SetMemoryLimit(gcLimit)
-		gcLimit = -1
-	}
-	if gcPercent != gcNotPaused {
-		debug.SetGCPercent(gcPercent)
-		gcPercent = gcNotPaused
-	}
-}
-
 // simulate runs g on mc with the run flags' options, explain log, traces
 // and panel (written through out).
 func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *outputSet) (*sim.Result, error) {
@@ -412,7 +357,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 		opts.Observer = f.observer
 	}
 	sim, err := sim.New(m, g, opts)
-	collectLater()
+	gcpause.CollectLater()
 	if err != nil {
 		return nil, explainNew(mc, err)
 	}

@@ -4,5 +4,5 @@ import (
 	"flag"
 )
 
-// update rewrites the golden files in testdata: go test ./traces -update.
+// update rewrites the golden files in testdata: go test ./traces/paje -update.
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
