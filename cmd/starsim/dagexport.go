@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,7 +17,6 @@ import (
 	"github.com/starsim/starsim/models/dag"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime/graph"
-	"github.com/starsim/starsim/traces"
 	"github.com/starsim/starsim/traces/rec"
 	"github.com/starsim/starsim/traces/replay"
 )
@@ -150,36 +148,16 @@ func recGraph(path string, ignoreMissing bool, stderr io.Writer) (*graph.Graph, 
 	for _, w := range warn {
 		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
 	}
-	// The executed records in the graph's order (replay.Graph's: by
-	// SubmitOrder, else JobId, else place in the file).
-	type exec struct {
-		r     *traces.TaskRecord
-		order int64
-	}
-	var ex []exec
-	for i := range recs {
-		r := &recs[i]
-		if r.Control != "" || r.WorkerID == nil || r.StartTime == nil || r.EndTime == nil {
-			continue
-		}
-		order := int64(i)
-		if r.SubmitOrder != nil {
-			order = *r.SubmitOrder
-		} else if r.JobID != nil {
-			order = *r.JobID
-		}
-		ex = append(ex, exec{r, order})
-	}
-	sort.SliceStable(ex, func(a, b int) bool { return ex[a].order < ex[b].order })
+	ex := replay.Executed(recs) // in the graph's order
 	if len(ex) != len(g.Tasks) {
 		return nil, fmt.Errorf("%s: %d executed records for %d tasks", path, len(ex), len(g.Tasks))
 	}
-	for i, e := range ex {
+	for i, r := range ex {
 		kind := "cpu"
-		if e.r.MemoryNode != nil && *e.r.MemoryNode > 0 {
+		if r.MemoryNode != nil && *r.MemoryNode > 0 {
 			kind = "cuda"
 		}
-		if us := (*e.r.EndTime - *e.r.StartTime) * 1e3; us > 0 {
+		if us := (*r.EndTime - *r.StartTime) * 1e3; us > 0 {
 			g.Tasks[i].DurationsUS = map[string]float64{kind: us}
 		}
 	}

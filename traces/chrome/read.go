@@ -11,6 +11,7 @@ import (
 
 	"github.com/starsim/starsim/internal/srcerr"
 	"github.com/starsim/starsim/internal/timeline"
+	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/traces"
 )
 
@@ -126,8 +127,7 @@ func Read(data []byte, file, name string) (*traces.Trace, error) {
 	t := &traces.Trace{Name: name, Format: "chrome", TransferSource: "chrome", Panel: &traces.Panel{}}
 	series := map[string]int{} // counter name -> index in t.Panel.Levels
 	names := map[int]string{}
-	type dir struct{ src, dst string }
-	xfers := map[dir]*traces.Transfer{}
+	xfers := map[machine.Dir]*traces.Transfer{}
 	used := map[int]bool{}
 	for i, raw := range events {
 		line := srcerr.LineOf(data, offsets[i])
@@ -213,18 +213,17 @@ func Read(data []byte, file, name string) (*traces.Trace, error) {
 					return nil, srcerr.Errorf(file, line, "transfer args: %v", err)
 				}
 			}
-			src, dst, ok := strings.Cut(ev.Name, "->")
+			d, ok := machine.ParseDir(ev.Name)
 			if !ok {
 				return nil, srcerr.Errorf(file, line, "transfer %q is not named SRC->DST", ev.Name)
 			}
 			if a.Bytes < 0 || a.Bytes > traces.MaxSizeByte {
 				return nil, srcerr.Errorf(file, line, "transfer %q of %d bytes: want 0 to %d", ev.Name, a.Bytes, int64(traces.MaxSizeByte))
 			}
-			k := dir{src, dst}
-			x := xfers[k]
+			x := xfers[d]
 			if x == nil {
-				x = &traces.Transfer{Src: src, Dst: dst}
-				xfers[k] = x
+				x = &traces.Transfer{Src: d.Src, Dst: d.Dst}
+				xfers[d] = x
 			}
 			if x.Bytes > math.MaxInt64-a.Bytes {
 				return nil, srcerr.Errorf(file, line, "transfers %s add up to more than 2^63 bytes", ev.Name)
@@ -268,15 +267,15 @@ func Read(data []byte, file, name string) (*traces.Trace, error) {
 		t.Tasks[i].MemoryNode = &node
 	}
 	traces.SortTasks(t.Tasks)
-	keys := make([]dir, 0, len(xfers))
+	keys := make([]machine.Dir, 0, len(xfers))
 	for k := range xfers {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].src != keys[j].src {
-			return traces.NodeLess(keys[i].src, keys[j].src)
+		if keys[i].Src != keys[j].Src {
+			return traces.NodeLess(keys[i].Src, keys[j].Src)
 		}
-		return traces.NodeLess(keys[i].dst, keys[j].dst)
+		return traces.NodeLess(keys[i].Dst, keys[j].Dst)
 	})
 	for _, k := range keys {
 		t.Transfers = append(t.Transfers, *xfers[k])

@@ -7,6 +7,7 @@ import (
 
 	"github.com/starsim/starsim/internal/srcerr"
 	"github.com/starsim/starsim/internal/timeline"
+	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/traces"
 )
 
@@ -238,7 +239,7 @@ func (p *pajeReader) transfers(t *traces.Trace) {
 		t.Transfers = append(t.Transfers, *acc[d])
 		ch := flows[d]
 		sort.SliceStable(ch, func(i, j int) bool { return ch[i].t < ch[j].t })
-		ls := traces.Level{Name: traces.NodeName(d.src) + "->" + traces.NodeName(d.dst), Group: timeline.GroupInFlight}
+		ls := traces.Level{Name: machine.Dir{Src: traces.NodeName(d.src), Dst: traces.NodeName(d.dst)}.String(), Group: timeline.GroupInFlight}
 		ls.Add(0, 0)
 		var cur int64
 		for _, c := range ch {

@@ -11,6 +11,43 @@ import (
 	"github.com/starsim/starsim/traces"
 )
 
+// Executed returns the executed records of recs (not Control records, and
+// with WorkerId, StartTime and EndTime) in the order Graph submits them,
+// its tasks' order: by SubmitOrder, else JobId, else place in recs.
+func Executed(recs []traces.TaskRecord) []*traces.TaskRecord {
+	rs, _ := executed(recs)
+	return rs
+}
+
+// executed is Executed, with each record's submission key (SubmitOrder,
+// else JobId, else place), non-decreasing.
+func executed(recs []traces.TaskRecord) (rs []*traces.TaskRecord, keys []int64) {
+	type exec struct {
+		r     *traces.TaskRecord
+		order int64
+	}
+	var ex []exec
+	for i := range recs {
+		r := &recs[i]
+		if r.Control != "" || r.WorkerID == nil || r.StartTime == nil || r.EndTime == nil {
+			continue
+		}
+		order := int64(i)
+		if r.SubmitOrder != nil {
+			order = *r.SubmitOrder
+		} else if r.JobID != nil {
+			order = *r.JobID
+		}
+		ex = append(ex, exec{r, order})
+	}
+	sort.SliceStable(ex, func(a, b int) bool { return ex[a].order < ex[b].order })
+	rs, keys = make([]*traces.TaskRecord, len(ex)), make([]int64, len(ex))
+	for i, e := range ex {
+		rs[i], keys[i] = e.r, e.order
+	}
+	return rs, keys
+}
+
 // Options control how a recorded trace becomes a task graph.
 type Options struct {
 	// StaticWorkerID pins every task to the worker that ran it.
@@ -48,42 +85,21 @@ type Options struct {
 // unless IgnoreMissingDeps. A dependency on a record that did not execute
 // (a StarPU-internal task) stands for that record's own dependencies.
 func Graph(recs []traces.TaskRecord, o Options) (*graph.Graph, []string, error) {
-	type exec struct {
-		r     *traces.TaskRecord
-		order int64
-	}
-	var tasks []exec
 	var wontUse []*traces.TaskRecord
 	for i := range recs {
-		r := &recs[i]
-		if r.Control == "WontUse" && r.SubmitOrder != nil {
+		if r := &recs[i]; r.Control == "WontUse" && r.SubmitOrder != nil {
 			wontUse = append(wontUse, r)
-			continue
 		}
-		if r.Control != "" || r.WorkerID == nil || r.StartTime == nil || r.EndTime == nil {
-			continue
-		}
-		order := int64(i)
-		if r.SubmitOrder != nil {
-			order = *r.SubmitOrder
-		} else if r.JobID != nil {
-			order = *r.JobID
-		}
-		tasks = append(tasks, exec{r, order})
 	}
-	if len(tasks) == 0 {
+	order, keys := executed(recs)
+	if len(order) == 0 {
 		return nil, nil, srcerr.Errorf(o.File, 0, "no executed task (records with WorkerId, StartTime and EndTime)")
-	}
-	sort.SliceStable(tasks, func(a, b int) bool { return tasks[a].order < tasks[b].order })
-	order := make([]*traces.TaskRecord, len(tasks))
-	for i, t := range tasks {
-		order[i] = t.r
 	}
 	deps, dropped, err := resolveDeps(recs, order, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	g := &graph.Graph{Name: fmt.Sprintf("replay of %d tasks", len(tasks))}
+	g := &graph.Graph{Name: fmt.Sprintf("replay of %d tasks", len(order))}
 	handles := map[string]int{}
 	var warn []string
 	if dropped > 0 {
@@ -91,8 +107,7 @@ func Graph(recs []traces.TaskRecord, o Options) (*graph.Graph, []string, error) 
 	}
 	warned := map[string]bool{}
 	gflops := 0.0
-	for i, t := range tasks {
-		r := t.r
+	for i, r := range order {
 		task := graph.Task{ID: i, Name: r.Name, Model: r.Model, SyncGPU: models.SyncGPUModel(r.Model)}
 		if task.Name == "" {
 			task.Name = r.Model
@@ -145,7 +160,7 @@ func Graph(recs []traces.TaskRecord, o Options) (*graph.Graph, []string, error) 
 	}
 	// A wont_use belongs to the last task submitted at or before it.
 	for _, r := range wontUse {
-		i := sort.Search(len(tasks), func(i int) bool { return tasks[i].order > *r.SubmitOrder }) - 1
+		i := sort.Search(len(keys), func(i int) bool { return keys[i] > *r.SubmitOrder }) - 1
 		if i < 0 {
 			continue
 		}
