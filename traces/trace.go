@@ -160,8 +160,8 @@ func WorkerType(t *TaskRecord) string {
 }
 
 // Start is the first StartTime and Makespan the time from it to the last
-// EndTime, in ms (0 for no task). This is how the native trace's 706.3 ms
-// is measured.
+// EndTime, in ms (0 for no task): how the README measures the native
+// trace's makespan.
 func (t *Trace) Start() float64 {
 	if len(t.Tasks) == 0 {
 		return 0

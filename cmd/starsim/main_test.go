@@ -164,9 +164,8 @@ func TestRunTraces(t *testing.T) {
 }
 
 // TestReplayReproducesRun: replaying starsim's own tasks.rec under the same
-// scheduler gives the original makespan (the issue asks 0.1 %; the graph,
-// priorities, wont_use calls and submission order are the same, so it is
-// exact).
+// scheduler gives the original makespan, exactly: the graph, priorities,
+// wont_use calls and submission order are the same.
 func TestReplayReproducesRun(t *testing.T) {
 	for _, sched := range []string{"dmda", "dmdas", "eager"} {
 		dir := t.TempDir()

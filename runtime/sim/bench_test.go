@@ -11,7 +11,7 @@ import (
 	"github.com/starsim/starsim/runtime/sim"
 )
 
-// BenchmarkAttilaCholesky76800 is the benchmark: attila, Cholesky
+// BenchmarkAttilaCholesky76800 is the runtime's main benchmark: attila, Cholesky
 // N=76800 block 960 (88 560 tasks), GPU-only. StarPU over SimGrid needs
 // 17 s of wall time for it (../shared/reference).
 func BenchmarkAttilaCholesky76800(b *testing.B) {
