@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// Worker types of KernelRow and DistRow.
+// Worker types: WorkerInfo.Type, and the kernel rows of traces/compare.
 const (
 	WorkerCPU  = "cpu"
 	WorkerCUDA = "cuda"

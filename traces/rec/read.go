@@ -1,3 +1,5 @@
+package rec
+
 // Readers of StarPU's recutils trace files, tasks.rec and data.rec, as
 // starpu_fxt_tool writes them (src/debug/traces/starpu_fxt.c, task_dump and
 // data_dump).
@@ -8,7 +10,7 @@
 //     then ':', then one optional blank (space or tab) that is not part of the
 //     value; "Name:" alone is a field with an empty value (StarPU writes
 //     "DependsOn:" with no job). Only that one blank is dropped, so the value
-//     keeps StarPU's spacing (see TaskRecord.Parameters);
+//     keeps StarPU's spacing (see traces.TaskRecord.Parameters);
 //   - a line starting with '+' continues the previous field's value: the '+'
 //     and one optional blank are dropped and the rest is appended after a
 //     newline ("Name: a" + "+ b" = "a\nb");
@@ -20,8 +22,6 @@
 // A field appears at most once per record (StarPU never repeats one).
 // Every field is optional: a record holds what the file gives and the reader
 // checks only what it can check locally (see ReadTasks).
-
-package rec
 
 import (
 	"bufio"
