@@ -13,12 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/starsim/starsim/calibrate"
-	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/sim"
 	"github.com/starsim/starsim/traces"
+	"github.com/starsim/starsim/traces/internal/tracetest"
 )
 
 // timesObs records every task's times (s) as the writer sees them.
@@ -40,20 +39,12 @@ func closeRel(a, b float64) bool {
 // TestRecWriterRoundTrip runs a 8×8-tile Cholesky under dmdas on the
 // default machine with the writer as observer, then reads both files back.
 func TestRecWriterRoundTrip(t *testing.T) {
-	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, Prio: graph.UnboundedPrio})
-	require.NoError(t, err)
+	g := tracetest.CholeskyGraph(t)
 	var tasks, data bytes.Buffer
 	w := NewWriter(&tasks, &data, traces.Header{Tool: "starsim", Version: "test", Command: "starsim run cholesky", Seed: 3})
 	require.NoError(t, w.WriteData(g.Handles))
 	obs := &timesObs{Writer: w, tasks: map[int]*sim.TaskState{}}
-	opts := sim.DefaultOptions()
-	opts.Sched = "dmdas"
-	opts.Check = true
-	opts.Observer = obs
-	sim, err := sim.New(calibrate.Default().RuntimeMachine(), g, opts)
-	require.NoError(t, err)
-	res, err := sim.Run()
-	require.NoError(t, err)
+	res := tracetest.RunCholesky(t, g, obs)
 	// End flushed everything: Close adds nothing.
 	before := tasks.Len()
 	require.NoError(t, w.Close())

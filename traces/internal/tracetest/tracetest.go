@@ -60,8 +60,21 @@ func (r *Recorder) TaskDone(t *sim.TaskState) {
 // calibration (CPUs and 4 GPUs) with obs.
 func Cholesky(t *testing.T, obs sim.Observer) *sim.Result {
 	t.Helper()
+	return RunCholesky(t, CholeskyGraph(t), obs)
+}
+
+// CholeskyGraph is the graph Cholesky runs, for writers that need its
+// handles before the run.
+func CholeskyGraph(t *testing.T) *graph.Graph {
+	t.Helper()
 	g, err := models.New("cholesky", models.Options{N: 960 * 8, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
+	return g
+}
+
+// RunCholesky runs g (CholeskyGraph's) as Cholesky does.
+func RunCholesky(t *testing.T, g *graph.Graph, obs sim.Observer) *sim.Result {
+	t.Helper()
 	opts := sim.DefaultOptions()
 	opts.Sched = "dmdas"
 	opts.Check = true
