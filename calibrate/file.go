@@ -70,8 +70,11 @@ type Device struct {
 	Arch        string `json:"arch"` // perf-model arch: "cuda0"
 	Model       string `json:"model"`
 	MemoryBytes int64  `json:"memory_bytes"`
-	DriverCore  int    `json:"driver_core"` // the CPU core whose thread drives it
-	PeerAccess  bool   `json:"peer_access"` // direct device-to-device copies
+	// DriverCore is the CPU core whose thread drives the device: recorded
+	// and shown, not simulated (the runtime takes no core from the CPU
+	// workers for it; their count does, see StarPU's default NCPU).
+	DriverCore int  `json:"driver_core"`
+	PeerAccess bool `json:"peer_access"` // direct device-to-device copies
 }
 
 // Network is the SimGrid network transfers run on: links and directed routes.
@@ -140,8 +143,11 @@ type SerialPair struct {
 
 // Costs of the runtime, in seconds (defaults: StarPU's simulator).
 type Costs struct {
-	DeviceAllocS       float64 `json:"device_alloc_s"`
-	DeviceFreeS        float64 `json:"device_free_s"`
+	DeviceAllocS float64 `json:"device_alloc_s"`
+	DeviceFreeS  float64 `json:"device_free_s"`
+	// PinnedAllocSPerMiB is StarPU's cost of a pinned host allocation:
+	// recorded and shown, not simulated (the runtime allocates no pinned
+	// host memory during a run).
 	PinnedAllocSPerMiB float64 `json:"pinned_alloc_s_per_MiB"`
 	TransferQueueS     float64 `json:"transfer_queue_s"`
 	DeviceTaskQueueS   float64 `json:"device_task_queue_s"`
@@ -151,7 +157,9 @@ type Costs struct {
 }
 
 // DefaultCosts are StarPU-over-SimGrid's injected costs
-// (../shared/docs/starpu-reference.md §4): cudaMalloc 175 µs, free 750 µs,
+// (StarPU's STARPU_SIMGRID_*_COST switches: CUDA_MALLOC_COST in driver_cuda.c
+// and malloc.c, CUDA_QUEUE_COST in simgrid.c, TASK_SUBMIT_COST,
+// TASK_PUSH_COST and FETCHING_INPUT_COST): cudaMalloc 175 µs, free 750 µs,
 // pinned host allocation 650 µs/MiB, 10 µs per queued transfer and per async
 // GPU task, 1 µs per submit, push and fetched buffer.
 func DefaultCosts() Costs {

@@ -83,8 +83,8 @@ func TestImportNumberForNumber(t *testing.T) {
 	}
 }
 
-// TestImportAttilaFacts checks values from ../shared/docs/starpu-reference.md
-// and the bus files: attila's GEMM cuda0 mean 2795.67 us, the hannibal
+// TestImportAttilaFacts checks values read off StarPU's perfmodel and bus
+// files by hand: attila's GEMM cuda0 mean 2795.67 us, the hannibal
 // CUDA0->CUDA1 prediction 1679.85 MB/s (through RAM) and 25.05 us.
 func TestImportAttilaFacts(t *testing.T) {
 	needShared(t)

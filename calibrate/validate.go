@@ -202,7 +202,7 @@ func (f *File) validateTransfers() error {
 	seen := map[string]bool{}
 	for i, t := range f.Transfers {
 		p := []any{"transfers", i}
-		dir := t.Src + "->" + t.Dst
+		dir := machine.Dir{Src: t.Src, Dst: t.Dst}.String()
 		switch {
 		case !nodes[t.Src] || !nodes[t.Dst] || t.Src == t.Dst:
 			return verr(p, "transfer %s: src and dst must be two memory nodes of %v", dir, f.Nodes())

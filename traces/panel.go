@@ -15,7 +15,7 @@ import (
 // grow with the number of tasks. Times are seconds of simulated time.
 type PanelRecorder struct {
 	tl     *timeline.Timeline
-	rc     *runCounters
+	rc     *Counters
 	rows   []int // timeline row per worker ID (-1: none)
 	ready  int
 	memory []int // timeline series per node index (-1: RAM, not shown)
@@ -31,17 +31,17 @@ type PanelRecorder struct {
 // with traces.Multi), then read Timeline.
 func NewPanelRecorder() *PanelRecorder {
 	tl := timeline.New()
-	p := &PanelRecorder{tl: tl, rc: newRunCounters(), kernel: map[string]int{}}
+	p := &PanelRecorder{tl: tl, rc: NewCounters(), kernel: map[string]int{}}
 	p.fetch, p.idle, p.other = tl.State(timeline.StateFetch), tl.State(timeline.StateIdle), tl.State(timeline.StateRuntime)
 	p.ready = tl.AddSeries("ready tasks", timeline.GroupReady)
-	p.rc.onNode = func(_ int, n string) {
+	p.rc.OnNode = func(_ int, n string) {
 		s := -1
 		if n != "RAM" {
 			s = tl.AddSeries(n, timeline.GroupMemory)
 		}
 		p.memory = append(p.memory, s)
 	}
-	p.rc.onDir = func(_ int, name, _, _ string) {
+	p.rc.OnDir = func(_ int, name, _, _ string) {
 		s := tl.AddSeries(name, timeline.GroupInFlight)
 		tl.Set(s, 0, 0) // nothing in flight before the first copy
 		p.flight = append(p.flight, s)
@@ -55,7 +55,7 @@ func (p *PanelRecorder) Timeline() *timeline.Timeline { return p.tl }
 // Start adds a row per worker and a memory series per GPU.
 func (p *PanelRecorder) Start(workers []*machine.Worker, nodes []string) {
 	for _, n := range nodes {
-		p.rc.node(n)
+		p.rc.Node(n)
 	}
 	for _, w := range workers {
 		for len(p.rows) <= w.ID {
@@ -70,7 +70,7 @@ func (p *PanelRecorder) Start(workers []*machine.Worker, nodes []string) {
 	p.tl.Set(p.ready, 0, 0)
 	for i, s := range p.memory {
 		if s >= 0 {
-			p.tl.Set(s, float64(p.rc.used[i]), 0)
+			p.tl.Set(s, float64(p.rc.Used[i]), 0)
 		}
 	}
 }
@@ -101,34 +101,34 @@ func (p *PanelRecorder) WorkerState(tS float64, w *machine.Worker, state string,
 
 // TransferStart adds the copy's bytes to its direction's bytes in flight.
 func (p *PanelRecorder) TransferStart(tS float64, id uint64, src, dst string, bytes int64, _ string, _ *graph.Handle) {
-	d := p.rc.transferStart(id, src, dst, bytes)
-	p.tl.Set(p.flight[d], float64(p.rc.inFlight[d]), tS)
+	d := p.rc.TransferStart(id, src, dst, bytes)
+	p.tl.Set(p.flight[d], float64(p.rc.InFlight[d]), tS)
 }
 
 // TransferEnd takes them off.
 func (p *PanelRecorder) TransferEnd(tS float64, id uint64) {
-	if d, ok := p.rc.transferEnd(id); ok {
-		p.tl.Set(p.flight[d], float64(p.rc.inFlight[d]), tS)
+	if d, ok := p.rc.TransferEnd(id); ok {
+		p.tl.Set(p.flight[d], float64(p.rc.InFlight[d]), tS)
 	}
 }
 
 // Memory follows the bytes allocated on each GPU.
 func (p *PanelRecorder) Memory(tS float64, node, event string, h *graph.Handle) {
-	if i, ok := p.rc.memory(node, event, h); ok && p.memory[i] >= 0 {
-		p.tl.Set(p.memory[i], float64(p.rc.used[i]), tS)
+	if i, ok := p.rc.Memory(node, event, h); ok && p.memory[i] >= 0 {
+		p.tl.Set(p.memory[i], float64(p.rc.Used[i]), tS)
 	}
 }
 
 // Push counts a ready task.
 func (p *PanelRecorder) Push(tS float64, _ *sim.TaskState) {
-	p.rc.push()
-	p.tl.Set(p.ready, float64(p.rc.ready), tS)
+	p.rc.Push()
+	p.tl.Set(p.ready, float64(p.rc.Ready), tS)
 }
 
 // Pop is a worker taking one.
 func (p *PanelRecorder) Pop(tS float64, _ *machine.Worker, _ *sim.TaskState) {
-	p.rc.pop()
-	p.tl.Set(p.ready, float64(p.rc.ready), tS)
+	p.rc.Pop()
+	p.tl.Set(p.ready, float64(p.rc.Ready), tS)
 }
 
 // TaskDone: the worker states carry the kernels.

@@ -15,7 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/starsim/starsim/internal/srcerr"
-	"github.com/starsim/starsim/traces"
+	"github.com/starsim/starsim/traces/compare"
+	"github.com/starsim/starsim/traces/formats"
 )
 
 const compareDoc = `
@@ -38,11 +39,11 @@ func compareCmd() *cobra.Command {
 	return leaf("compare A B", "compare two traces (native vs simulated): makespan, kernels, workers, transfers, distributions", compareDoc, func(fs *pflag.FlagSet) runner {
 		asJSON := fs.Bool("json", false, "print the report as JSON")
 		plotPath := fs.String("plot", "", "draw both traces (A on top, B below): Gantt of the workers, ready tasks, GPU memory, bytes in flight, as each trace records them, to `FILE` (.png or .svg)")
-		return func(pos []string, stdout, _ io.Writer) error { return compare(pos, *asJSON, *plotPath, stdout) }
+		return func(pos []string, stdout, _ io.Writer) error { return compareTraces(pos, *asJSON, *plotPath, stdout) }
 	})
 }
 
-func compare(pos []string, asJSON bool, plotPath string, stdout io.Writer) error {
+func compareTraces(pos []string, asJSON bool, plotPath string, stdout io.Writer) error {
 	if len(pos) != 2 {
 		return &usageError{fmt.Sprintf("want two traces A B, got %d argument(s)", len(pos))}
 	}
@@ -51,17 +52,17 @@ func compare(pos []string, asJSON bool, plotPath string, stdout io.Writer) error
 			return err
 		}
 	}
-	a, err := traces.LoadTrace(pos[0])
+	a, err := formats.Load(pos[0])
 	if err != nil {
 		return explainFormat(err, traceFormats)
 	}
-	b, err := traces.LoadTrace(pos[1])
+	b, err := formats.Load(pos[1])
 	if err != nil {
 		return explainFormat(err, traceFormats)
 	}
-	rep := traces.Compare(a, b)
+	rep := compare.Compare(a, b)
 	if plotPath != "" {
-		if err := traces.SaveGantt(a, b, plotPath); err != nil {
+		if err := compare.SaveGantt(a, b, plotPath); err != nil {
 			return err
 		}
 	}
@@ -82,7 +83,7 @@ func compare(pos []string, asJSON bool, plotPath string, stdout io.Writer) error
 
 // writeReport prints a trace comparison as tables: the totals, kernels,
 // workers, transfers and duration distributions.
-func writeReport(w io.Writer, r *traces.Report) error {
+func writeReport(w io.Writer, r *compare.Report) error {
 	fmt.Fprintf(w, "A: %s (%s, %d tasks, %d workers)\n", r.A.Name, r.A.Format, r.A.Tasks, r.A.Workers)
 	fmt.Fprintf(w, "B: %s (%s, %d tasks, %d workers)\n\n", r.B.Name, r.B.Format, r.B.Tasks, r.B.Workers)
 	totals := newTable("", "A", "B", "B-A %")

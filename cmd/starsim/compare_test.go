@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/starsim/starsim/traces"
+	"github.com/starsim/starsim/traces/compare"
 )
 
 // compareNative is the real StarPU trace (see its README).
@@ -29,11 +29,11 @@ func needCompareNative(t *testing.T) {
 }
 
 // compareJSON runs `starsim compare --json args...` and decodes the report.
-func compareJSON(t *testing.T, args ...string) traces.Report {
+func compareJSON(t *testing.T, args ...string) compare.Report {
 	t.Helper()
 	code, out, errs := runCLI(append([]string{"compare", "--json"}, args...)...)
 	require.Equal(t, 0, code, errs)
-	var r traces.Report
+	var r compare.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &r))
 	return r
 }

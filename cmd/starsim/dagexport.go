@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,7 +17,8 @@ import (
 	"github.com/starsim/starsim/models/dag"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime/graph"
-	"github.com/starsim/starsim/traces"
+	"github.com/starsim/starsim/traces/rec"
+	"github.com/starsim/starsim/traces/replay"
 )
 
 func dagCmd() *cobra.Command {
@@ -136,48 +136,28 @@ func recGraph(path string, ignoreMissing bool, stderr io.Writer) (*graph.Graph, 
 	if err != nil {
 		return nil, err
 	}
-	recs, err := traces.ReadTasksRec(bufio.NewReader(fh), path)
+	recs, err := rec.ReadTasks(bufio.NewReader(fh), path)
 	fh.Close()
 	if err != nil {
 		return nil, explainFormat(err, "a tasks.rec (starpu_fxt_tool's, or run --trace-rec's), or a directory holding one")
 	}
-	g, warn, err := traces.Graph(recs, traces.ReplayOptions{HasModel: func(string) bool { return true }, File: path, IgnoreMissingDeps: ignoreMissing})
+	g, warn, err := replay.Graph(recs, replay.Options{HasModel: func(string) bool { return true }, File: path, IgnoreMissingDeps: ignoreMissing})
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range warn {
 		fmt.Fprintf(stderr, "starsim: warning: %s\n", w)
 	}
-	// The executed records in the graph's order (traces.Graph's: by
-	// SubmitOrder, else JobId, else place in the file).
-	type exec struct {
-		r     *traces.TaskRecord
-		order int64
-	}
-	var ex []exec
-	for i := range recs {
-		r := &recs[i]
-		if r.Control != "" || r.WorkerID == nil || r.StartTime == nil || r.EndTime == nil {
-			continue
-		}
-		order := int64(i)
-		if r.SubmitOrder != nil {
-			order = *r.SubmitOrder
-		} else if r.JobID != nil {
-			order = *r.JobID
-		}
-		ex = append(ex, exec{r, order})
-	}
-	sort.SliceStable(ex, func(a, b int) bool { return ex[a].order < ex[b].order })
+	ex := replay.Executed(recs) // in the graph's order
 	if len(ex) != len(g.Tasks) {
 		return nil, fmt.Errorf("%s: %d executed records for %d tasks", path, len(ex), len(g.Tasks))
 	}
-	for i, e := range ex {
+	for i, r := range ex {
 		kind := "cpu"
-		if e.r.MemoryNode != nil && *e.r.MemoryNode > 0 {
+		if r.MemoryNode != nil && *r.MemoryNode > 0 {
 			kind = "cuda"
 		}
-		if us := (*e.r.EndTime - *e.r.StartTime) * 1e3; us > 0 {
+		if us := (*r.EndTime - *r.StartTime) * 1e3; us > 0 {
 			g.Tasks[i].DurationsUS = map[string]float64{kind: us}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/starsim/starsim/internal/gcpause"
 	"github.com/starsim/starsim/internal/srcerr"
 	"github.com/starsim/starsim/internal/sweep"
 	"github.com/starsim/starsim/models/dag"
@@ -79,8 +80,8 @@ func readDAG(path, rates string, stderr io.Writer) (*graph.Graph, dag.Kind, erro
 
 // runDAG runs --dag's task graph on the machine the flags name.
 func (f *runFlags) runDAG(stderr io.Writer, out *outputSet) (*sim.Result, error) {
-	pauseGC()
-	defer resumeGC()
+	gcpause.Pause()
+	defer gcpause.Resume()
 	g, kind, err := readDAG(f.dag, f.dagRate, stderr)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/starsim/starsim/traces"
+	"github.com/starsim/starsim/traces/rec"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -130,17 +130,17 @@ func TestNetsimDeterministic(t *testing.T) {
 // installed) accepts the Paje file.
 func TestRunTraces(t *testing.T) {
 	dir := t.TempDir()
-	paje, chrome, rec := filepath.Join(dir, "t.paje"), filepath.Join(dir, "t.json"), filepath.Join(dir, "rec")
-	code, out, errs := runCLI("run", "--n", "5760", "--sched", "dmdas", "--json", "--trace-paje", paje, "--trace-chrome", chrome, "--trace-rec", rec)
+	pajeFile, chromeFile, recDir := filepath.Join(dir, "t.paje"), filepath.Join(dir, "t.json"), filepath.Join(dir, "rec")
+	code, out, errs := runCLI("run", "--n", "5760", "--sched", "dmdas", "--json", "--trace-paje", pajeFile, "--trace-chrome", chromeFile, "--trace-rec", recDir)
 	require.Equal(t, 0, code, errs)
 	var res struct {
 		NTasks int `json:"ntasks"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
-	fh, err := os.Open(filepath.Join(rec, "tasks.rec"))
+	fh, err := os.Open(filepath.Join(recDir, "tasks.rec"))
 	require.NoError(t, err)
 	defer fh.Close()
-	recs, err := traces.ReadTasksRec(fh, "tasks.rec")
+	recs, err := rec.ReadTasks(fh, "tasks.rec")
 	require.NoError(t, err)
 	executed := 0
 	for _, r := range recs {
@@ -149,13 +149,13 @@ func TestRunTraces(t *testing.T) {
 		}
 	}
 	assert.Equal(t, res.NTasks, executed)
-	data, err := os.ReadFile(chrome)
+	data, err := os.ReadFile(chromeFile)
 	require.NoError(t, err)
 	assert.True(t, json.Valid(data))
-	head, _ := os.ReadFile(paje)
+	head, _ := os.ReadFile(pajeFile)
 	assert.Contains(t, string(head), "# command: starsim run --n 5760")
 	if _, err := exec.LookPath("pj_dump"); err == nil {
-		cmd := exec.Command("pj_dump", paje)
+		cmd := exec.Command("pj_dump", pajeFile)
 		cmd.Stdout = io.Discard
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
@@ -164,9 +164,8 @@ func TestRunTraces(t *testing.T) {
 }
 
 // TestReplayReproducesRun: replaying starsim's own tasks.rec under the same
-// scheduler gives the original makespan (the issue asks 0.1 %; the graph,
-// priorities, wont_use calls and submission order are the same, so it is
-// exact).
+// scheduler gives the original makespan, exactly: the graph, priorities,
+// wont_use calls and submission order are the same.
 func TestReplayReproducesRun(t *testing.T) {
 	for _, sched := range []string{"dmda", "dmdas", "eager"} {
 		dir := t.TempDir()

@@ -71,7 +71,7 @@ func TestReplayPlot(t *testing.T) {
 
 // TestReplayPaje: replay refuses a Paje trace, saying what to give instead.
 func TestReplayPaje(t *testing.T) {
-	code, _, errs := runCLI("replay", filepath.Join("..", "..", "traces", "testdata", "starpu-quirks.paje"))
+	code, _, errs := runCLI("replay", filepath.Join("..", "..", "traces", "paje", "testdata", "starpu-quirks.paje"))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "starpu-quirks.paje: a Paje trace holds no data accesses nor dependencies to replay: give the tasks.rec")
 }
@@ -80,7 +80,7 @@ func TestReplayPaje(t *testing.T) {
 // draws both traces' rows; a tasks.rec's counter rows say they are absent.
 func TestComparePajePlot(t *testing.T) {
 	dir := t.TempDir()
-	quirks := filepath.Join("..", "..", "traces", "testdata", "starpu-quirks.paje")
+	quirks := filepath.Join("..", "..", "traces", "paje", "testdata", "starpu-quirks.paje")
 	rec := filepath.Join(dir, "t.rec")
 	require.NoError(t, os.WriteFile(rec, []byte("Name: GEMM\nWorkerId: 1\nMemoryNode: 0\nStartTime: 3\nEndTime: 6.5\nGFlop: 1.769472\n\n"+
 		"Name: POTRF\nWorkerId: 0\nMemoryNode: 1\nStartTime: 2.5\nEndTime: 9\nGFlop: 0.295372\n"), 0o644))
@@ -91,7 +91,7 @@ func TestComparePajePlot(t *testing.T) {
 	assert.Contains(t, out, "makespan (ms)  6.500  6.500  +0.00")
 	svg, err := os.ReadFile(svgPath)
 	require.NoError(t, err)
-	for _, want := range []string{"A: ../../traces/testdata/starpu-quirks.paje (paje), makespan 6.5 ms, 2 tasks",
+	for _, want := range []string{"A: ../../traces/paje/testdata/starpu-quirks.paje (paje), makespan 6.5 ms, 2 tasks",
 		"CUDA0_0 (w0)", "ready tasks: not in tasks.rec", "GPU memory used (MiB): not in tasks.rec", "in flight (MiB): not in tasks.rec"} {
 		assert.True(t, strings.Contains(string(svg), want), "the SVG lacks %q", want)
 	}
@@ -138,7 +138,7 @@ func TestReplayFlops(t *testing.T) {
 // TestComparePajeGolden pins compare's report of a StarPU-format Paje
 // trace against a tasks.rec.
 func TestComparePajeGolden(t *testing.T) {
-	code, out, errs := runCLI("compare", filepath.Join("..", "..", "traces", "testdata", "starpu-quirks.paje"), filepath.Join("testdata", "quirks-tasks.rec"))
+	code, out, errs := runCLI("compare", filepath.Join("..", "..", "traces", "paje", "testdata", "starpu-quirks.paje"), filepath.Join("testdata", "quirks-tasks.rec"))
 	require.Equal(t, 0, code, errs)
 	golden(t, "compare-paje", out)
 }

@@ -12,11 +12,15 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/internal/gcpause"
 	"github.com/starsim/starsim/internal/inputfile"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
 	"github.com/starsim/starsim/runtime/sim"
 	"github.com/starsim/starsim/traces"
+	"github.com/starsim/starsim/traces/paje"
+	"github.com/starsim/starsim/traces/rec"
+	"github.com/starsim/starsim/traces/replay"
 )
 
 const replayDoc = `
@@ -73,11 +77,11 @@ func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing b
 		return nil, err
 	}
 	br := bufio.NewReader(fh)
-	if head, _ := br.Peek(64 << 10); traces.IsPaje(head) {
+	if head, _ := br.Peek(64 << 10); paje.Is(head) {
 		fh.Close()
 		return nil, fmt.Errorf("%s: a Paje trace holds no data accesses nor dependencies to replay: give the tasks.rec starpu_fxt_tool writes beside it", path)
 	}
-	recs, err := traces.ReadTasksRec(br, path)
+	recs, err := rec.ReadTasks(br, path)
 	fh.Close()
 	if err != nil {
 		return nil, explainFormat(err, "a tasks.rec (starpu_fxt_tool's, or run --trace-rec's), or a directory holding one")
@@ -90,8 +94,8 @@ func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing b
 	if err := checkWorkers(f.source("ncpu"), f.source("ncuda"), f.ncpu, f.ncuda, cal); err != nil {
 		return nil, err
 	}
-	pauseGC() // parsing's garbage is behind; the graph stays live
-	defer resumeGC()
+	gcpause.Pause() // parsing's garbage is behind; the graph stays live
+	defer gcpause.Resume()
 	// The models the trace needs: a recorded model whose only match in the
 	// calibration is an unreadable file is an error with its FILE:LINE.
 	status := cal.ModelStatuses()
@@ -114,7 +118,7 @@ func (f *runFlags) replay(stderr io.Writer, path string, static, ignoreMissing b
 	}
 	flops := traces.FillGFlop(recs, calibrationFlops(cal, readable))
 	f.info = f.setup.info(mc, nil)
-	g, warn, err := traces.Graph(recs, traces.ReplayOptions{StaticWorkerID: static, HasModel: readable,
+	g, warn, err := replay.Graph(recs, replay.Options{StaticWorkerID: static, HasModel: readable,
 		File: path, IgnoreMissingDeps: ignoreMissing})
 	if err != nil {
 		return nil, err

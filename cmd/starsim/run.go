@@ -6,11 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"path/filepath"
-	"runtime/debug"
-	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/starsim/starsim/internal/gcpause"
 	"github.com/starsim/starsim/internal/plot"
 	"github.com/starsim/starsim/models"
 	"github.com/starsim/starsim/models/generation"
@@ -27,6 +25,7 @@ import (
 	"github.com/starsim/starsim/runtime/sched"
 	"github.com/starsim/starsim/runtime/sim"
 	"github.com/starsim/starsim/traces"
+	"github.com/starsim/starsim/traces/formats"
 )
 
 const runDoc = `
@@ -69,8 +68,8 @@ type runFlags struct {
 	explain                string
 	explainTask            int
 	sampleS                float64
-	tracePaje, traceChrome string
-	traceRec               string
+	// traceOut are the --trace-NAME paths, one per formats.Writers.
+	traceOut []string
 	// dag is --dag's task graph file (run only); dagRate its --dag-rate.
 	dag, dagRate string
 	// schedTimeout bounds an external scheduler's replies (s, wall
@@ -184,9 +183,10 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to `FILE`, - for stderr")
 	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only the decisions of task `ID` (its submission index; -1: all)")
 	fs.Float64Var(&f.sampleS, "sample-interval", 0, "record each worker's busy fraction per interval of `S` seconds (--json: utilization; 0: none)")
-	fs.StringVar(&f.tracePaje, "trace-paje", "", "write a Paje trace (StarPU's vocabulary; ViTE, pajeng, StarVZ) to `FILE`")
-	fs.StringVar(&f.traceChrome, "trace-chrome", "", "write a Chrome/Perfetto trace (JSON) to `FILE`")
-	fs.StringVar(&f.traceRec, "trace-rec", "", "write StarPU's tasks.rec and data.rec into `DIR`")
+	f.traceOut = make([]string, len(formats.Writers))
+	for i, w := range formats.Writers {
+		fs.StringVar(&f.traceOut[i], "trace-"+w.Name, "", w.Usage)
+	}
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to `FILE` (go tool pprof)")
 	fs.StringVar(&f.plot, "plot", "", "draw a panel of the run (Gantt of the workers, ready tasks, GPU memory, bytes in flight) to `FILE` (.png or .svg)")
 	f.command = cmdline
@@ -251,8 +251,8 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*sim.Result, error) {
 	if f.dag != "" {
 		return f.runDAG(stderr, out)
 	}
-	pauseGC()
-	defer resumeGC()
+	gcpause.Pause()
+	defer gcpause.Resume()
 	prec := models.Single
 	if f.double {
 		prec = models.Double
@@ -321,59 +321,6 @@ func sameSymbols(a, b []generation.KernelSymbol) bool {
 	return true
 }
 
-// gcPercent is the collector's setting while pauseGC holds it off; gcLimit
-// the memory limit while collectLater's holds (else -1).
-var (
-	gcPercent = gcNotPaused
-	gcLimit   = int64(-1)
-)
-
-const gcNotPaused = math.MinInt
-
-// pauseGC turns the garbage collector off while the calibration, the graph
-// and the simulator are built: what they allocate mostly stays live to the
-// end, so collections then would only scan it again and again (a third of
-// the graph's build time on attila N=76800). collectLater then lets the
-// run, which makes garbage, collect it; resumeGC restores the collector's
-// settings.
-// Not for concurrent use: run and replay build one simulation at a time.
-func pauseGC() {
-	if gcPercent == gcNotPaused {
-		gcPercent = debug.SetGCPercent(-1)
-	}
-}
-
-// collectLater lets the run collect its garbage, but not at once: turned
-// back on, the collector would find the heap far beyond the goal it set
-// before the pause and mark the whole simulator, all of it live, right away
-// (a quarter of the instructions of attila N=76800 dmdas). It stays off
-// under a memory limit of what its GOGC setting allows over the memory in
-// use now (twice it for GOGC=100), so the run collects only if its garbage
-// grows that large.
-func collectLater() {
-	if gcPercent == gcNotPaused || gcPercent < 0 || gcLimit >= 0 {
-		return // not paused, turned off by GOGC, or already limited
-	}
-	// runtime/metrics, unlike ReadMemStats, does not stop the world (which
-	// waits for the goroutines sim.New leaves running).
-	m := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(m)
-	inUse := int64(m[0].Value.Uint64() - m[1].Value.Uint64())
-	gcLimit = debug.SetMemoryLimit(-1)
-	debug.SetMemoryLimit(min(gcLimit, inUse+inUse/100*int64(gcPercent)))
-}
-
-func resumeGC() {
-	if gcLimit >= 0 {
-		debug.SetMemoryLimit(gcLimit)
-		gcLimit = -1
-	}
-	if gcPercent != gcNotPaused {
-		debug.SetGCPercent(gcPercent)
-		gcPercent = gcNotPaused
-	}
-}
-
 // simulate runs g on mc with the run flags' options, explain log, traces
 // and panel (written through out).
 func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *outputSet) (*sim.Result, error) {
@@ -410,7 +357,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 		opts.Observer = f.observer
 	}
 	sim, err := sim.New(m, g, opts)
-	collectLater()
+	gcpause.CollectLater()
 	if err != nil {
 		return nil, explainNew(mc, err)
 	}
@@ -466,48 +413,20 @@ func gflopsText(r *sim.Result) string {
 // none) and --plot's recorder (f.panel).
 func (f *runFlags) openTraces(g *graph.Graph, out *outputSet) error {
 	f.observer, f.panel = nil, nil
-	if f.tracePaje == "" && f.traceChrome == "" && f.traceRec == "" && f.plot == "" {
+	if !slices.ContainsFunc(f.traceOut, func(p string) bool { return p != "" }) && f.plot == "" {
 		return nil
 	}
 	h := traces.Header{Tool: "starsim", Version: version, Command: f.command, Seed: f.seed, Machine: strings.TrimPrefix(f.info.line(), "machine: ")}
 	var obs []sim.Observer
-	if f.tracePaje != "" {
-		fh, err := out.create(f.tracePaje)
+	for i, w := range formats.Writers {
+		if f.traceOut[i] == "" {
+			continue
+		}
+		o, err := w.Open(traceOutput{out}, f.traceOut[i], h, g)
 		if err != nil {
 			return err
 		}
-		p := traces.NewPaje(fh, h)
-		p.SetHandles(g.Handles)
-		obs = append(obs, p)
-		out.onClose(p.Close)
-	}
-	if f.traceChrome != "" {
-		fh, err := out.create(f.traceChrome)
-		if err != nil {
-			return err
-		}
-		c := traces.NewChrome(fh, h)
-		obs = append(obs, c)
-		out.onClose(c.Close)
-	}
-	if f.traceRec != "" {
-		if err := out.mkdir(f.traceRec); err != nil {
-			return err
-		}
-		tf, err := out.create(filepath.Join(f.traceRec, "tasks.rec"))
-		if err != nil {
-			return err
-		}
-		df, err := out.create(filepath.Join(f.traceRec, "data.rec"))
-		if err != nil {
-			return err
-		}
-		r := traces.NewRecWriter(tf, df, h)
-		if err := r.WriteData(g.Handles); err != nil {
-			return err
-		}
-		obs = append(obs, r)
-		out.onClose(r.Close)
+		obs = append(obs, o)
 	}
 	if f.plot != "" {
 		f.panel = traces.NewPanelRecorder()
@@ -516,6 +435,13 @@ func (f *runFlags) openTraces(g *graph.Graph, out *outputSet) error {
 	f.observer = traces.Multi(obs...)
 	return nil
 }
+
+// traceOutput is out as the trace writers see it.
+type traceOutput struct{ out *outputSet }
+
+func (o traceOutput) Create(path string) (io.Writer, error) { return o.out.create(path) }
+func (o traceOutput) Mkdir(path string) error               { return o.out.mkdir(path) }
+func (o traceOutput) OnClose(c func() error)                { o.out.onClose(c) }
 
 func printResult(w io.Writer, r *sim.Result) error {
 	fmt.Fprintf(w, "%s, %s: %s, makespan %.3f ms, %d tasks\n", r.App, r.Sched, gflopsText(r), r.MakespanS*1e3, r.NTasks)

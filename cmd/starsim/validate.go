@@ -21,6 +21,7 @@ import (
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/sched"
 	"github.com/starsim/starsim/runtime/sim"
+	"github.com/starsim/starsim/traces/formats"
 )
 
 // Budgets of one command (documented in the README).
@@ -181,16 +182,26 @@ func (f *runFlags) validateCommon(cmd string) error {
 	if f.explain != "-" {
 		outs.add("explain", f.explain)
 	}
-	outs.add("trace-paje", f.tracePaje)
-	outs.add("trace-chrome", f.traceChrome)
+	// The single-file traces, then the other outputs, then the trace
+	// directories, whose files are checked for clashes only.
+	for i, w := range formats.Writers {
+		if w.Files == nil {
+			outs.add("trace-"+w.Name, f.traceOut[i])
+		}
+	}
 	outs.add("cpuprofile", f.cpuProfile)
 	outs.add("plot", f.plot, ".png", ".svg")
-	if f.traceRec != "" {
-		if err := checkOutputDir("trace-rec", f.traceRec); err != nil {
+	for i, w := range formats.Writers {
+		if w.Files == nil || f.traceOut[i] == "" {
+			continue
+		}
+		flag := "trace-" + w.Name
+		if err := checkOutputDir(flag, f.traceOut[i]); err != nil {
 			return err
 		}
-		outs.addInDir("trace-rec", filepath.Join(f.traceRec, "tasks.rec"))
-		outs.addInDir("trace-rec", filepath.Join(f.traceRec, "data.rec"))
+		for _, name := range w.Files {
+			outs.addInDir(flag, filepath.Join(f.traceOut[i], name))
+		}
 	}
 	return outs.check()
 }

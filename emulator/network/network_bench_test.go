@@ -61,7 +61,7 @@ func benchFlows(b *testing.B, n int, meanGapS float64) {
 	b.ReportMetric(float64(solves), "solves/op")
 }
 
-// BenchmarkNetwork10kFlowsPCIStar8 is the benchmark: 10 000 flows on
+// BenchmarkNetwork10kFlowsPCIStar8 is the network's benchmark: 10 000 flows on
 // an 8-GPU PCI star, arriving every 400 µs on average: about 1.8e10 B/s
 // offered to a 2.4e10 B/s bridge, a busy bus with a handful of flows in
 // flight, as in a tiled factorization.

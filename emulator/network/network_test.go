@@ -89,8 +89,9 @@ func relErr(got, want float64) float64 {
 	return math.Abs(got-want) / math.Max(math.Abs(want), 1e-300)
 }
 
-// TestFluidCases runs the hand-derived cases of ../shared/docs/fluid-cases
-// (each file holds its derivation); they were checked against SimGrid 3.32.
+// TestFluidCases runs the hand-derived cases of the shared data set
+// fluid-cases, outside the repository (each file holds its derivation; they
+// were checked against SimGrid 3.32); it skips without them.
 func TestFluidCases(t *testing.T) {
 	files, _ := filepath.Glob("../../shared/docs/fluid-cases/*.json")
 	if len(files) == 0 {

@@ -135,9 +135,9 @@ func (n *Network) solveComponent() {
 		nact++
 		solo = r
 	}
-	// A lone route with flows (27 % of the solves of attila Cholesky 76800
-	// dmda) needs no constraint/variable tables: soloRate is the solver's
-	// arithmetic for one variable. With no flows at all there is nothing to
+	// A lone route with flows (common: a busy bus often carries one
+	// direction at a time) needs no constraint/variable tables: soloRate is
+	// the solver's arithmetic for one variable. With no flows at all there is nothing to
 	// solve.
 	if nact == 1 && !n.opts.noSolo {
 		if rate, ok := n.soloRate(solo, len(solo.active)); ok {

@@ -11,9 +11,9 @@ import (
 	"github.com/starsim/starsim/runtime/sim"
 )
 
-// BenchmarkAttilaCholesky76800 is the benchmark: attila, Cholesky
+// BenchmarkAttilaCholesky76800 is the runtime's main benchmark: attila, Cholesky
 // N=76800 block 960 (88 560 tasks), GPU-only. StarPU over SimGrid needs
-// 17 s of wall time for it (../shared/reference).
+// 17 to 77 s of wall time for it, by scheduler (../shared/reference).
 func BenchmarkAttilaCholesky76800(b *testing.B) {
 	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", "attila")
 	if err != nil {

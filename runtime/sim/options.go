@@ -7,7 +7,9 @@ import (
 	"github.com/starsim/starsim/runtime/sched"
 )
 
-// Options of a run. The zero value of a count means StarPU's default.
+// Options of a run. Start from DefaultOptions, StarPU's defaults: in the
+// zero value, NCPU and NCUDA 0 mean no worker of that kind (-1 is StarPU's
+// default), ExplainTask 0 means task 0 only, and the parity options are off.
 type Options struct {
 	Sched string // scheduler name; default "dmda"
 	// NewScheduler, when set, makes the run's scheduler instead of the

@@ -164,10 +164,10 @@ func TestWorkerCounts(t *testing.T) {
 }
 
 // TestAttilaAgainstStarPUSimGrid compares with what StarPU over SimGrid
-// predicts for attila, Cholesky GPU-only (../shared/reference). The issue's
-// target: every row within 3 % (reached: worst 2.4 %, mean 0.88 %); the
-// mean must also stay below 1.2 %. (Earlier states had StarPU's transfer
-// prediction and request issuing wrong, checked against StarPU 1.4.10 over
+// predicts for attila, Cholesky GPU-only (../shared/reference): every row
+// within 3 %, and the mean |error| below 1.2 % (go test -v prints each
+// row). (Earlier states had StarPU's transfer prediction and request
+// issuing wrong, checked against StarPU 1.4.10 over
 // SimGrid, see TestFirstStepCopiesMatchStarPU; then its GPU suballocator
 // and the releasing thread's pushes.)
 func TestAttilaAgainstStarPUSimGrid(t *testing.T) {

@@ -38,7 +38,7 @@ func (o *copyEnds) TransferEnd(tS float64, id uint64) {
 // end times read from its Paje trace, in ms). They exercise the transfer
 // prediction's bus GPU counts (which decide where the TRSMs go), the
 // drivers' request issuing (peer order, pending limits, the shared device
-// allocation lock) and the issue-order serialization of GPU-to-GPU copies
+// allocation lock) and the serialization, in issuing order, of GPU-to-GPU copies
 // with the copies into their ends. Before these were modeled, the two
 // peer copies of A[0][0] ended at 51.8 and 52.2 ms.
 func TestFirstStepCopiesMatchStarPU(t *testing.T) {

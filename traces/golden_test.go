@@ -1,6 +1,0 @@
-package traces
-
-import "flag"
-
-// update rewrites the golden files in testdata: go test ./traces -update.
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
