@@ -28,6 +28,7 @@ func BenchmarkAttilaCholesky76800(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			cpu := cpuSeconds()
 			for b.Loop() {
 				o := sim.DefaultOptions()
 				o.Sched, o.NCPU = sched, 0
@@ -39,6 +40,7 @@ func BenchmarkAttilaCholesky76800(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
@@ -90,6 +92,7 @@ func benchSynthetic(b *testing.B, n int) {
 	g := synthetic(n, 4000)
 	m := calibrate.Default().RuntimeMachine()
 	b.ReportAllocs()
+	cpu := cpuSeconds()
 	for b.Loop() {
 		o := sim.DefaultOptions()
 		o.Sched = "dmdas"
@@ -100,5 +103,16 @@ func benchSynthetic(b *testing.B, n int) {
 		if _, err := s.Run(); err != nil {
 			b.Fatal(err)
 		}
+	}
+	reportCPU(b, cpu)
+}
+
+// reportCPU reports the CPU time per iteration since cpuSeconds gave
+// start (cpu-s/op, every thread of the process, the collector's
+// included): on a machine shared with other jobs wall time (ns/op) grows
+// with their load, CPU time much less.
+func reportCPU(b *testing.B, start float64) {
+	if b.N > 0 {
+		b.ReportMetric((cpuSeconds()-start)/float64(b.N), "cpu-s/op")
 	}
 }
