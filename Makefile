@@ -4,7 +4,7 @@ BIN       := bin/starsim
 FUZZTIME  ?= 30s
 PKGS      := ./...
 
-.PHONY: all build run demo test lint bench fuzz clean pgo figures
+.PHONY: all build run demo test lint bench bench-peer fuzz clean pgo figures
 
 all: build
 
@@ -42,6 +42,14 @@ figures:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# starsim against its peer, StarPU over SimGrid (built by
+# ../shared/peer/build-peer.sh into PEER_PREFIX, default /tmp/starpu-peer),
+# alternately on attila Cholesky N=76800 dmda GPU-only: ratios of wall and
+# CPU time, peak RSS (tools/benchpeer). Not part of test: minutes.
+PAIRS ?= 3
+bench-peer: build
+	./tools/benchpeer/benchpeer.sh --pairs $(PAIRS)
 
 # Every fuzz target of the repository (found by name, so a new reader's
 # FuzzX is run without being listed here), each for FUZZTIME; the fuzzer

@@ -161,6 +161,12 @@ const MaxSamples = 1 << 25
 // Run executes jobs on `workers` goroutines and returns their rows sorted by
 // index. progress (may be nil) is called after each job, from one goroutine
 // at a time.
+//
+// The jobs share work: each calibration's runtime machine and application
+// resolution are made once, each task graph (application, N, block, model
+// symbols and priority range) is built once, by the first job that needs
+// it, and dropped after its last; the largest jobs start first, so that no
+// long job is left to run alone at the end. None of this changes a row.
 func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Row, error) {
 	if workers < 1 {
 		workers = 1
@@ -176,12 +182,13 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 	for i, m := range p.Machines {
 		machines[i] = m.File.RuntimeMachine()
 	}
+	c := p.newCache(jobs)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				rows[i], errs[i] = p.run(jobs[i], machines[jobs[i].Machine], total)
+				rows[i], errs[i] = p.run(jobs[i], machines[jobs[i].Machine], total, c, c.keys[i])
 				mu.Lock()
 				if u := rows[i].Utilization; u != nil {
 					for _, b := range u.Busy {
@@ -202,7 +209,7 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 			}
 		}()
 	}
-	for i := range jobs {
+	for _, i := range c.order {
 		next <- i
 	}
 	close(next)
@@ -220,8 +227,114 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 	return rows, nil
 }
 
-func (p *Plan) run(j Job, m *machine.Machine, total int) (Row, error) {
-	s, res, o, err := p.prepare(j, m)
+// cache is what a sweep's jobs share: resolutions by machine and app,
+// graphs by key (graphKey) with the jobs left to use them.
+type cache struct {
+	// keys holds each job's graph key ("": built by the job alone, as
+	// a graph from a file or a job whose preparation fails).
+	keys  []string
+	order []int // the jobs' indexes in jobs, largest first
+	res   map[[2]string]resolved
+	mu    sync.Mutex
+	graph map[string]*sharedGraph
+}
+
+type resolved struct {
+	res *generation.Resolution
+	err error
+}
+
+// sharedGraph is one graph of the sweep, built once.
+type sharedGraph struct {
+	once  sync.Once
+	g     *graph.Graph
+	err   error
+	users int // jobs that have not yet released it
+}
+
+// newCache resolves each machine's apps, keys the jobs' graphs and orders
+// the jobs by size, largest first (the graph's tasks; ties in index order).
+func (p *Plan) newCache(jobs []Job) *cache {
+	c := &cache{keys: make([]string, len(jobs)), order: make([]int, len(jobs)), res: map[[2]string]resolved{}, graph: map[string]*sharedGraph{}}
+	size := make([]int64, len(jobs))
+	for i, j := range jobs {
+		c.order[i] = i
+		if g := p.DAGs[j.App]; g != nil {
+			size[i] = int64(len(g.Tasks))
+			continue
+		}
+		r := c.resolve(p, j)
+		if r.err != nil {
+			continue
+		}
+		o, err := p.modelOptions(j, r.res)
+		if err != nil {
+			continue
+		}
+		if size[i], _, _, err = models.Size(j.App, o); err != nil {
+			continue
+		}
+		c.keys[i] = graphKey(j.App, o)
+		sg := c.graph[c.keys[i]]
+		if sg == nil {
+			sg = &sharedGraph{}
+			c.graph[c.keys[i]] = sg
+		}
+		sg.users++
+	}
+	sort.SliceStable(c.order, func(a, b int) bool { return size[c.order[a]] > size[c.order[b]] })
+	return c
+}
+
+// resolve is job j's machine's resolution of its app, made once.
+func (c *cache) resolve(p *Plan, j Job) resolved {
+	mach := p.Machines[j.Machine]
+	k := [2]string{fmt.Sprint(j.Machine), j.App}
+	r, ok := c.res[k]
+	if !ok {
+		r.res, r.err = mach.File.ResolveApp(j.App, p.Double, mach.Generation)
+		c.res[k] = r
+	}
+	return r
+}
+
+// graphKey names the graph models.New(app, o) builds: every option that
+// shapes it.
+func graphKey(app string, o models.Options) string {
+	syms := make([]string, 0, len(o.Symbols))
+	for k, v := range o.Symbols {
+		syms = append(syms, k+"="+v)
+	}
+	sort.Strings(syms)
+	return fmt.Sprintf("%s|%d|%d|%d|%v|%v|%s|%d|%d|%q", app, o.N, o.Block, o.Precision, o.Prio, o.NoPrio, o.BLASVariant, o.Generation, o.InnerBlock, syms)
+}
+
+// get returns the graph of key, built by build on first use.
+func (c *cache) get(key string, build func() (*graph.Graph, error)) (*graph.Graph, error) {
+	c.mu.Lock()
+	sg := c.graph[key]
+	c.mu.Unlock()
+	sg.once.Do(func() { sg.g, sg.err = build() })
+	return sg.g, sg.err
+}
+
+// release says a job is done with key's graph: the last one drops it.
+func (c *cache) release(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sg := c.graph[key]; sg != nil {
+		if sg.users--; sg.users == 0 {
+			delete(c.graph, key)
+		}
+	}
+}
+
+func (p *Plan) run(j Job, m *machine.Machine, total int, c *cache, key string) (Row, error) {
+	s, res, o, err := p.prepare(j, m, c, key)
+	if key != "" {
+		// The simulator holds the graph it needs; the sweep's hold ends.
+		c.release(key)
+	}
 	if err != nil {
 		return Row{}, err
 	}
@@ -243,18 +356,33 @@ func (p *Plan) run(j Job, m *machine.Machine, total int) (Row, error) {
 // Check prepares job j as Run would (its machine, graph and simulator)
 // without running it, so that what would fail in the job fails at once.
 func (p *Plan) Check(j Job) error {
-	_, _, _, err := p.prepare(j, p.Machines[j.Machine].File.RuntimeMachine())
+	_, _, _, err := p.prepare(j, p.Machines[j.Machine].File.RuntimeMachine(), nil, "")
 	return err
 }
 
-// prepare builds job j's graph and simulator on m, and returns them with
-// the generation resolution (nil for a graph from a file) and the options
-// of the run.
-func (p *Plan) prepare(j Job, m *machine.Machine) (*sim.Simulator, *generation.Resolution, sim.Options, error) {
+// modelOptions are the options of job j's graph, res its machine's
+// resolution of the app.
+func (p *Plan) modelOptions(j Job, res *generation.Resolution) (models.Options, error) {
 	prec := models.Single
 	if p.Double {
 		prec = models.Double
 	}
+	prio, ok := sched.PriorityRange(j.Sched)
+	if p.NewSchedulers[j.Sched] != nil {
+		prio, ok = graph.PrioRange{}, true
+	}
+	if !ok {
+		return models.Options{}, fmt.Errorf("unknown scheduler %q", j.Sched)
+	}
+	return models.Options{N: j.N, Block: j.Block, Precision: prec, Prio: prio, NoPrio: false, InnerBlock: p.InnerBlock,
+		Generation: res.Gen, Symbols: res.Symbols()}, nil
+}
+
+// prepare builds job j's graph and simulator on m, and returns them with
+// the generation resolution (nil for a graph from a file) and the options
+// of the run. With a cache c, a job whose graph has a key takes its
+// resolution and graph from c.
+func (p *Plan) prepare(j Job, m *machine.Machine, c *cache, key string) (*sim.Simulator, *generation.Resolution, sim.Options, error) {
 	mach := p.Machines[j.Machine]
 	o := p.Options
 	o.Sched = j.Sched
@@ -269,19 +397,24 @@ func (p *Plan) prepare(j Job, m *machine.Machine) (*sim.Simulator, *generation.R
 		s, err := sim.New(m, g, o)
 		return s, nil, o, err
 	}
-	res, err := mach.File.ResolveApp(j.App, p.Double, mach.Generation)
+	var res *generation.Resolution
+	var err error
+	if key != "" {
+		res = c.res[[2]string{fmt.Sprint(j.Machine), j.App}].res // resolved without error
+	} else if res, err = mach.File.ResolveApp(j.App, p.Double, mach.Generation); err != nil {
+		return nil, nil, o, err
+	}
+	mo, err := p.modelOptions(j, res)
 	if err != nil {
 		return nil, nil, o, err
 	}
-	prio, ok := sched.PriorityRange(j.Sched)
-	if p.NewSchedulers[j.Sched] != nil {
-		prio, ok = graph.PrioRange{}, true
+	build := func() (*graph.Graph, error) { return models.New(j.App, mo) }
+	var g *graph.Graph
+	if key != "" {
+		g, err = c.get(key, build)
+	} else {
+		g, err = build()
 	}
-	if !ok {
-		return nil, nil, o, fmt.Errorf("unknown scheduler %q", j.Sched)
-	}
-	g, err := models.New(j.App, models.Options{N: j.N, Block: j.Block, Precision: prec, Prio: prio, NoPrio: false, InnerBlock: p.InnerBlock,
-		Generation: res.Gen, Symbols: res.Symbols()})
 	if err != nil {
 		return nil, nil, o, err
 	}

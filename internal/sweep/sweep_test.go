@@ -208,3 +208,37 @@ func TestParseCSVTaskGraphRow(t *testing.T) {
 	_, err = ParseCSV([]byte(b.String()+strings.Replace(row, ",,g", ",1.4,g", 1)), "s.csv")
 	assert.ErrorContains(t, err, "with no starpu_generation")
 }
+
+// TestSharedGraphs: jobs whose graphs are the same (dmda and dmdar share
+// one priority range, so one graph per app and N) share it, the largest
+// jobs come first, every graph is dropped after its last job, and each
+// row is that of the job prepared alone.
+func TestSharedGraphs(t *testing.T) {
+	p := smallPlan()
+	p.Scheds = []string{"dmda", "dmdar", "dmdas"}
+	jobs := p.Jobs()
+	c := p.newCache(jobs)
+	assert.Len(t, c.graph, 2*3*2, "apps x Ns x priority ranges")
+	for _, sg := range c.graph {
+		assert.Contains(t, []int{1, 2}, sg.users)
+	}
+	first, last := jobs[c.order[0]], jobs[c.order[len(jobs)-1]]
+	assert.Equal(t, [2]any{"lu", 960 * 8}, [2]any{first.App, first.N}, "the largest first")
+	assert.Equal(t, [2]any{"cholesky", 960 * 4}, [2]any{last.App, last.N}, "the smallest last")
+
+	rows, err := Run(p, jobs, 2, nil)
+	require.NoError(t, err)
+	m := p.Machines[0].File.RuntimeMachine()
+	for i, j := range jobs {
+		s, _, _, err := p.prepare(j, m, nil, "")
+		require.NoError(t, err)
+		out, err := s.Run()
+		require.NoError(t, err)
+		assert.Equal(t, out.MakespanS, rows[i].MakespanS, "job %d", i)
+	}
+	for i, j := range jobs {
+		_, err := p.run(j, m, len(jobs), c, c.keys[i])
+		require.NoError(t, err)
+	}
+	assert.Empty(t, c.graph, "each graph dropped after its last job")
+}

@@ -132,9 +132,29 @@ func (n *Node) buildIndex() {
 	}
 }
 
-// checkLRU verifies that each list's stamps increase from head to tail and
-// that its droppable index is exactly its invalid or shared copies, in order.
+// checkLRU verifies that each list's stamps increase from head to tail,
+// that the stamp order links hold both lists' copies in that order, and
+// that each list's droppable index is exactly its invalid or shared
+// copies, in order.
 func (n *Node) checkLRU() error {
+	count := 0
+	for r := n.ordHead; r != nil; r = r.onext {
+		if r.list != &n.main && r.list != &n.prot {
+			return fmt.Errorf("check: stamp order of %s holds %s, in no list", n.Name, r.h.spec.Name)
+		}
+		if (r.onext != nil && (r.onext.stamp <= r.stamp || r.onext.oprev != r)) || (r.onext == nil && n.ordTail != r) {
+			return fmt.Errorf("check: stamp order of %s broken at %s", n.Name, r.h.spec.Name)
+		}
+		count++
+	}
+	for _, l := range []*lruList{&n.main, &n.prot} {
+		for r := l.head; r != nil; r = r.next {
+			count--
+		}
+	}
+	if count != 0 {
+		return fmt.Errorf("check: stamp order of %s and its lists hold different copies", n.Name)
+	}
 	for _, l := range []*lruList{&n.main, &n.prot} {
 		var want []*Replica
 		for r := l.head; r != nil; r = r.next {
@@ -218,19 +238,44 @@ func (n *Node) pushTail(r *Replica) {
 	n.tailStamp++
 	r.stamp = n.tailStamp
 	n.listFor(r).pushTail(r)
+	r.oprev, r.onext = n.ordTail, nil
+	if n.ordTail != nil {
+		n.ordTail.onext = r
+	} else {
+		n.ordHead = r
+	}
+	n.ordTail = r
 	if n.needsReindex(r) {
 		n.reindexChange(r)
 	}
 }
 
-func (n *Node) remove(r *Replica) {
-	if r.list != nil {
-		if r.droppable {
-			r.droppable = false
-			r.list.dead++
-		}
-		r.list.remove(r)
+// unlist takes r out of its list (and its droppable index), leaving its
+// place in stamp order.
+func (n *Node) unlist(r *Replica) {
+	if r.droppable {
+		r.droppable = false
+		r.list.dead++
 	}
+	r.list.remove(r)
+}
+
+func (n *Node) remove(r *Replica) {
+	if r.list == nil {
+		return
+	}
+	n.unlist(r)
+	if r.oprev != nil {
+		r.oprev.onext = r.onext
+	} else {
+		n.ordHead = r.onext
+	}
+	if r.onext != nil {
+		r.onext.oprev = r.oprev
+	} else {
+		n.ordTail = r.oprev
+	}
+	r.oprev, r.onext = nil, nil
 }
 
 // touch marks r as just used (tail of its list).
@@ -248,18 +293,9 @@ func (n *Node) relist(r *Replica) {
 	if r.list == nil || r.list == n.listFor(r) {
 		return
 	}
-	n.remove(r)
+	n.unlist(r)
 	l := n.listFor(r)
-	// r goes after p (nil: first), found from the nearer end by stamp.
-	var p *Replica
-	if l.head != nil && r.stamp-l.head.stamp < l.tail.stamp-r.stamp {
-		for q := l.head; q != nil && q.stamp < r.stamp; q = q.next {
-			p = q
-		}
-	} else {
-		for p = l.tail; p != nil && p.stamp > r.stamp; p = p.prev {
-		}
-	}
+	p := n.before(r, l)
 	switch {
 	case p == nil:
 		l.pushHead(r)
@@ -275,6 +311,42 @@ func (n *Node) relist(r *Replica) {
 	}
 }
 
+// before returns the last copy of l whose stamp is below r's (nil: none),
+// r being out of l. Two walks race, a step each in turn: back from r in
+// stamp order (short when l holds most copies near r) and along l from
+// its end nearer r's stamp (short when l is short), so a relist costs the
+// shorter of the two, where either alone may walk a whole long list.
+func (n *Node) before(r *Replica, l *lruList) *Replica {
+	if l.head == nil {
+		return nil
+	}
+	fromHead := r.stamp-l.head.stamp < l.tail.stamp-r.stamp
+	o := r.oprev      // the stamp-order walk
+	var p, c *Replica // the list walk: p the last copy below r, c the next
+	if fromHead {
+		c = l.head
+	} else {
+		c = l.tail
+	}
+	for {
+		if o == nil || o.list == l {
+			return o
+		}
+		o = o.oprev
+		if fromHead {
+			if c == nil || c.stamp > r.stamp {
+				return p
+			}
+			p, c = c, c.next
+		} else {
+			if c == nil || c.stamp < r.stamp {
+				return c
+			}
+			c = c.prev
+		}
+	}
+}
+
 func (n *Node) moveHead(r *Replica) {
 	if r.list == nil {
 		return
@@ -283,6 +355,13 @@ func (n *Node) moveHead(r *Replica) {
 	n.headStamp--
 	r.stamp = n.headStamp
 	n.listFor(r).pushHead(r)
+	r.oprev, r.onext = nil, n.ordHead
+	if n.ordHead != nil {
+		n.ordHead.oprev = r
+	} else {
+		n.ordTail = r
+	}
+	n.ordHead = r
 	if n.needsReindex(r) {
 		n.reindexChange(r)
 	}

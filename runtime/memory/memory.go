@@ -40,6 +40,9 @@ type Node struct {
 	// those protected by a pending task prefetch, main the others (see
 	// lruList).
 	main, prot lruList
+	// ordHead and ordTail end the list of both lists' copies in stamp
+	// order (Replica.oprev, onext).
+	ordHead, ordTail *Replica
 	// sub holds a device's buffers of at most 4 MiB (StarPU's
 	// suballocator); a new chunk costs one device allocation.
 	sub    subAllocator

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/starsim/starsim/runtime/graph"
@@ -310,4 +311,45 @@ func TestCheckEnd(t *testing.T) {
 	require.NoError(t, m.CheckEnd())
 	m.Pin(m.Handle(0), 1)
 	assert.ErrorContains(t, m.CheckEnd(), "H0 on CUDA0 still pinned")
+}
+
+// TestRelistKeepsLRUOrder: protections, touches and wont_use hints in a
+// seeded random order keep each list in stamp order, holding exactly the
+// copies its protection says, with the stamp order links over both lists
+// (checkLRU); relist's two racing walks must agree on every move.
+func TestRelistKeepsLRUOrder(t *testing.T) {
+	const n = 9
+	m := fullGPU(t)
+	for i := 0; i < n; i++ {
+		load(t, m, i, false)
+	}
+	node := m.Nodes[1]
+	rng := rand.New(rand.NewPCG(1, 2))
+	relists := 0
+	for step := 0; step < 5000; step++ {
+		h := m.Handle(rng.IntN(n))
+		r := h.Rep(1)
+		switch rng.IntN(5) {
+		case 0, 1:
+			m.Protect(h, 1)
+			m.Relist(h, 1)
+			relists++
+		case 2:
+			if r.protect > 0 {
+				m.Unprotect(h, 1)
+				m.Relist(h, 1)
+				relists++
+			}
+		case 3:
+			m.Touch(h, 1)
+		case 4:
+			m.WontUse(h)
+		}
+		require.NoError(t, node.checkLRU(), "step %d", step)
+		for i := 0; i < n; i++ {
+			r := m.Handle(i).Rep(1)
+			require.Equal(t, node.listFor(r), r.list, "step %d: handle %d in the list of its protection", step, i)
+		}
+	}
+	assert.Greater(t, relists, 1000)
 }

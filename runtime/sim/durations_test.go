@@ -18,9 +18,9 @@ import (
 // worker is refused by New, naming it.
 func TestGraphDurations(t *testing.T) {
 	m := calibrate.Default().RuntimeMachine()
-	base := synthetic1M(1, 3)
+	base := synthetic(1, 3)
 	one := func(model string, d map[string]float64) *graph.Graph {
-		g := synthetic1M(0, 3)
+		g := synthetic(0, 3)
 		tk := base.Tasks[0]
 		tk.Model, tk.DurationsUS = model, d
 		g.Tasks = append(g.Tasks, tk)

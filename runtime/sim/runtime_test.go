@@ -249,8 +249,8 @@ func TestSyncGPUKernelBlocksDriver(t *testing.T) {
 	m := calibrate.Default().RuntimeMachine()
 	build := func(sync bool) *graph.Graph {
 		// Task i updates tile 3i from tiles 3i+1 and 3i+2: no dependency.
-		g := synthetic1M(0, 6)
-		base := synthetic1M(1, 3).Tasks[0]
+		g := synthetic(0, 6)
+		base := synthetic(1, 3).Tasks[0]
 		for i := 0; i < 2; i++ {
 			tk := base
 			tk.ID = i
@@ -286,8 +286,8 @@ func TestSyncGPUKernelBlocksDriver(t *testing.T) {
 // copied: the CPU task starts after the kernel, unless NoDriverStall.
 func TestSyncGPUKernelStallsDriverCopies(t *testing.T) {
 	m := calibrate.Default().RuntimeMachine()
-	g := synthetic1M(0, 3)
-	base := synthetic1M(1, 3).Tasks[0]
+	g := synthetic(0, 3)
+	base := synthetic(1, 3).Tasks[0]
 	// Workers: CPU0 (0), CUDA0 (1). Task 0 writes tile 0 on the GPU; task
 	// 1, synchronous, follows it there; task 2 reads tile 0 on the CPU.
 	for i, tc := range []struct {
@@ -339,7 +339,7 @@ func TestBadGraph(t *testing.T) {
 		{"priority beyond 32 bits", func(g *graph.Graph) { g.Tasks[1].Priority = math.MaxInt32 + 1 }, "task 1 (GEMM): priority 2147483648 is out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := synthetic1M(2, 6)
+			g := synthetic(2, 6)
 			tc.edit(g)
 			_, err := sim.New(m, g, opts("dmda"))
 			require.Error(t, err)
