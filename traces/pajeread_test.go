@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -211,4 +212,19 @@ func TestReadPajePeer(t *testing.T) {
 	assert.Equal(t, 1, groups[timeline.GroupReady])
 	assert.Equal(t, 3, groups[timeline.GroupMemory])
 	assert.Positive(t, groups[timeline.GroupInFlight])
+}
+
+// StarPU's paje.trace prints priorities as unsigned 64-bit integers: a
+// negative one (dmdas' Cholesky at N = 9600 has SYRK and GEMM priorities
+// down to -2) comes as its two's complement.
+func TestPajePriority(t *testing.T) {
+	for s, want := range map[string]int{"0": 0, "19": 19, "-3": -3, "18446744073709551614": -2, "18446744071562067968": math.MinInt32} {
+		got, err := pajePriority(s)
+		require.NoError(t, err, s)
+		assert.Equal(t, want, got, s)
+	}
+	for _, s := range []string{"", "x", "2147483648", "9223372036854775808", "18446744071562067967", "18446744073709551616"} {
+		_, err := pajePriority(s)
+		assert.Error(t, err, s)
+	}
 }

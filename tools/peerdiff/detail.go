@@ -20,6 +20,7 @@ type task struct {
 	rec        *traces.TaskRecord
 	order      int64 // the record's SubmitOrder (StarPU counts non-task submissions too)
 	rank       int   // 1-based rank among the side's executed tasks, in submission order
+	kernel     string
 	worker     string
 	start, end float64 // ms from the side's first submitted task's start
 }
@@ -72,6 +73,7 @@ func side(path string) ([]task, error) {
 	for i := range ts {
 		r := ts[i].rec
 		ts[i].rank = i + 1
+		ts[i].kernel = kernelName(r)
 		if *r.MemoryNode == 0 {
 			ts[i].worker = fmt.Sprintf("CPU#%d", rank[*r.WorkerID])
 		} else {
@@ -116,9 +118,9 @@ func kernelTable(w io.Writer, pt, st []task) {
 	wset, kset := map[string]bool{}, map[string]bool{}
 	for s, ts := range [][]task{pt, st} {
 		for _, t := range ts {
-			k := key{t.worker, t.rec.Name}
+			k := key{t.worker, t.kernel}
 			cnt[s][k]++
-			wset[t.worker], kset[t.rec.Name] = true, true
+			wset[t.worker], kset[t.kernel] = true, true
 		}
 	}
 	ws, ks := keys(wset), keys(kset)
@@ -223,13 +225,29 @@ func nodeName(s string) string {
 	return s
 }
 
+// kernelName names a task's kernel the same on both sides: StarPU's LU
+// codelets have no name (its trace gives the model symbol), starsim's do.
+func kernelName(r *traces.TaskRecord) string {
+	for _, k := range []struct{ suffix, name string }{
+		{"lu_model_getrf", "GETRF"}, {"lu_model_trsm_ll", "TRSM_LL"}, {"lu_model_trsm_ru", "TRSM_RU"}, {"lu_model_gemm", "GEMM"},
+	} {
+		if strings.Contains(r.Model, k.suffix) {
+			return k.name
+		}
+	}
+	if r.Name != "" {
+		return r.Name
+	}
+	return r.Model
+}
+
 func (t task) String() string {
 	r := t.rec
 	p := 0
 	if r.Priority != nil {
 		p = *r.Priority
 	}
-	return fmt.Sprintf("task %d %s prio %d on %s %.3f-%.3f ms", t.rank, r.Name, p, t.worker, t.start, t.end)
+	return fmt.Sprintf("task %d %s prio %d on %s %.3f-%.3f ms", t.rank, t.kernel, p, t.worker, t.start, t.end)
 }
 
 // firstDivergence reports the first task, in submission order, whose
@@ -240,18 +258,24 @@ func firstDivergence(w io.Writer, o options, pt, st []task) {
 	if len(pt) != len(st) {
 		fmt.Fprintf(w, "executed tasks: peer %d, starsim %d\n", len(pt), len(st))
 	}
-	firstW, firstT := -1, -1
-	for i := 0; i < n && (firstW < 0 || firstT < 0); i++ {
+	firstW, firstT, firstE := -1, -1, -1
+	for i := 0; i < n; i++ {
 		a, b := pt[i], st[i]
-		if a.rec.Name != b.rec.Name {
+		if a.kernel != b.kernel {
 			fmt.Fprintf(w, "task graphs differ at submission %d: peer %s, starsim %s\n", i, a, b)
 			return
 		}
-		if firstW < 0 && a.worker != b.worker {
+		wd := a.worker != b.worker
+		td := math.Abs(a.start-b.start) > o.tolMs || math.Abs(a.end-b.end) > o.tolMs
+		if firstW < 0 && wd {
 			firstW = i
 		}
-		if firstT < 0 && (math.Abs(a.start-b.start) > o.tolMs || math.Abs(a.end-b.end) > o.tolMs) {
+		if firstT < 0 && td {
 			firstT = i
+		}
+		// The earliest in simulated time: the first decision that parts.
+		if wd && (firstE < 0 || min(a.start, b.start) < min(pt[firstE].start, st[firstE].start)) {
+			firstE = i
 		}
 	}
 	if firstW < 0 && firstT < 0 {
@@ -261,7 +285,8 @@ func firstDivergence(w io.Writer, o options, pt, st []task) {
 	for _, x := range []struct {
 		what string
 		i    int
-	}{{"first time divergence (start or end beyond --tol-ms)", firstT}, {"first worker divergence", firstW}} {
+	}{{"first time divergence (start or end beyond --tol-ms)", firstT}, {"first worker divergence", firstW},
+		{"earliest worker divergence in simulated time", firstE}} {
 		if x.i < 0 {
 			fmt.Fprintf(w, "%s: none\n", x.what)
 			continue
