@@ -282,6 +282,14 @@ func firstDivergence(w io.Writer, o options, pt, st []task) {
 		fmt.Fprintf(w, "no divergence: all %d tasks on the same workers, starts and ends within %g ms\n", n, o.tolMs)
 		return
 	}
+	if firstE >= 0 {
+		mk := 0.0
+		for _, t := range pt {
+			mk = max(mk, t.end)
+		}
+		at := min(pt[firstE].start, st[firstE].start)
+		fmt.Fprintf(w, "same workers until %.3f ms (%.1f %% of the peer's makespan)\n", at, at/mk*100)
+	}
 	for _, x := range []struct {
 		what string
 		i    int
