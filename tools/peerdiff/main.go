@@ -36,7 +36,7 @@ type options struct {
 	trace, cacheOnly, noStarsim                                bool
 	tolMs                                                      float64
 	context                                                    int
-	starsimArgs                                                string
+	starsimArgs, peerTSV                                       string
 }
 
 // config is one run: the peer's and starsim's inputs.
@@ -127,6 +127,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.Float64Var(&o.tolMs, "tol-ms", 0.01, "with --trace: start/end differences up to this many ms are equal")
 	fs.IntVar(&o.context, "context", 4, "with --trace: tasks of context before the first divergence")
 	fs.StringVar(&o.tsv, "tsv", "", "also write the rows as TSV to this file")
+	fs.StringVar(&o.peerTSV, "peer-tsv", "", "write the peer's side of the rows (no starsim column) as TSV to this file: the grid TestPeerGridFidelity reads")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -162,6 +163,7 @@ func run(args []string, stdout io.Writer) error {
 			if dir, err = cloneDir(o, h); err != nil {
 				return err
 			}
+			defer os.RemoveAll(dir)
 		}
 		sampID, err := samplingID(dir, h)
 		if err != nil {
@@ -185,6 +187,11 @@ func run(args []string, stdout io.Writer) error {
 					}
 				}
 			}
+		}
+	}
+	if o.peerTSV != "" {
+		if err := writePeerTSV(o.peerTSV, rows); err != nil {
+			return err
 		}
 	}
 	if o.noStarsim {
@@ -275,6 +282,18 @@ func writeTSV(path string, rows []result) error {
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
+// writePeerTSV writes the peer's measurements only: what starsim is
+// checked against.
+func writePeerTSV(path string, rows []result) error {
+	var b bytes.Buffer
+	b.WriteString("host\tgpus\tapp\tsched\tncpu\tncuda\tn\tblock\tpeer_ms\tpeer_gflops\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%.3f\t%.2f\n", r.c.host, r.c.gpus, r.c.app, r.c.sched,
+			r.peer.ncpu, r.peer.ncuda, r.c.n, r.c.block, r.peer.simMs, r.peer.gflops)
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
 // hashFiles hashes each file's name relative to root and its content, in
 // the order given.
 func hashFiles(root string, rel []string) (string, error) {
@@ -322,9 +341,9 @@ func samplingID(dir, host string) (string, error) {
 	return hashFiles(dir, rel)
 }
 
-// cloneDir makes (once) the sampling directory with one more GPU.
+// cloneDir writes, in a directory of its own (the caller removes it), the
+// sampling files of host with one more GPU.
 func cloneDir(o options, host string) (string, error) {
-	out := filepath.Join(os.TempDir(), fmt.Sprintf("peerdiff-%s-gpus%d", host, o.gpus))
 	cfg, err := os.ReadFile(filepath.Join(o.starpu, "bus", host+".config"))
 	if err != nil {
 		return "", err
@@ -338,12 +357,14 @@ func cloneDir(o options, host string) (string, error) {
 	if o.gpus != n+1 {
 		return "", fmt.Errorf("--gpus %d: %s has %d GPUs; the peer's what-if adds one (--gpus %d)", o.gpus, host, n, n+1)
 	}
-	if err := os.RemoveAll(out); err != nil {
+	out, err := os.MkdirTemp("", fmt.Sprintf("peerdiff-%s-gpus%d-", host, o.gpus))
+	if err != nil {
 		return "", err
 	}
 	cmd := exec.Command("python3", o.cloneGPU, o.starpu, host, out)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
+		os.RemoveAll(out)
 		return "", fmt.Errorf("%s: %w", o.cloneGPU, err)
 	}
 	return out, nil
@@ -488,8 +509,7 @@ func runOne(o options, c config, dir, peerID, sampID string, w io.Writer) (*resu
 	}
 	r := &result{c: c, peer: *p}
 	if o.noStarsim {
-		printRow(w, *r)
-		return nil, nil
+		return r, nil
 	}
 	ssTrace := ""
 	if o.trace {
