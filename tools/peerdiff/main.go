@@ -233,6 +233,9 @@ func summarize(w io.Writer, rows []result) {
 		if r.c.gpus > 0 {
 			g += fmt.Sprintf("+gpus%d", r.c.gpus)
 		}
+		if r.peer.ncpu > 0 {
+			g += " hybrid"
+		}
 		if _, ok := groups[g]; !ok {
 			names = append(names, g)
 		}
