@@ -9,7 +9,8 @@ over SimGrid (the peer) runs the same what-if machine:
   for the clone, links named after the last GPU copied under the clone's name
   (links naming no GPU, the PCI tree's, are shared); the routes between the
   last GPU and the highest-numbered GPU it has a route with are copied as
-  the routes between the clone and the last GPU;
+  the routes between the clone and the last GPU (the GPU before it when
+  no route joins GPUs);
 - bus/HOST.bandwidth and .latency: memory node n+1 (after RAM and the n
   CUDA nodes) inserted with the same rule, later nodes shifted;
 - bus/HOST.affinity: the last GPU's row repeated; bus/HOST.config: n+1 GPUs;
@@ -131,7 +132,12 @@ def main():
             peer = i
             break
     if peer is None:
-        sys.exit('clone-gpu: no route between %s and another GPU' % last)
+        # No GPU-GPU route (no memcpy_peer): the transfer matrices still
+        # pair the last GPU with the one before it, as calibrate.WithGPUs
+        # picks it by transfer when no route names one.
+        if n < 2:
+            sys.exit('clone-gpu: %s has one GPU: no peer to copy the GPU-GPU figures from' % host)
+        peer = n - 2
     for suffix in ('.platform.xml', '.platform.v4.xml'):
         if os.path.exists(b + suffix):
             text = platform(open(b + suffix).read(), last, clone, 'CUDA%d' % peer)
