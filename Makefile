@@ -4,7 +4,7 @@ BIN       := bin/starsim
 FUZZTIME  ?= 30s
 PKGS      := ./...
 
-.PHONY: all build run demo test lint bench bench-peer fuzz clean pgo figures
+.PHONY: all build run demo test lint bench bench-peer fuzz clean pgo figures peerdiff
 
 all: build
 
@@ -39,6 +39,14 @@ pgo:
 # TestFigures fails when they are stale. Needs ../shared.
 figures:
 	$(GO) test -count=1 -run '^TestFigures$$' ./cmd/starsim -args -figures
+
+# Differential runs against the peer, StarPU over the real SimGrid
+# (../shared/peer/build-peer.sh builds it): see tools/peerdiff and
+# docs/fidelity.md. Not part of `make test`. Example:
+#   make peerdiff PEERDIFF_FLAGS="--host attila --app lu --sched dmdar --n 57600 --trace"
+PEERDIFF_FLAGS ?= --host attila --n 19200
+peerdiff: build
+	$(GO) run ./tools/peerdiff $(PEERDIFF_FLAGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

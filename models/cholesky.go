@@ -86,7 +86,7 @@ func cholesky14(o Options, nb int) (*graph.Graph, error) {
 	if err := checkSize("cholesky", nb, f*f*f/6+f*f, f*f/2+f); err != nil {
 		return nil, err
 	}
-	hs, t := newTiles(o, nb, func(r, c int) bool { return r >= c })
+	hs, t := newTiles(o, nb, func(r, c int) bool { return r >= c }, cholOrder(nb))
 	g := &graph.Graph{
 		Name:       graphName("cholesky", o),
 		Handles:    hs,
@@ -170,7 +170,7 @@ func cholesky13(o Options, nb int) (*graph.Graph, error) {
 	if err := checkSize("cholesky", nb, f*f*f/6+f*f, f*f/2+f); err != nil {
 		return nil, err
 	}
-	hs, t := newTiles(o, nb, func(r, c int) bool { return r >= c })
+	hs, t := newTiles(o, nb, func(r, c int) bool { return r >= c }, cholOrder(nb))
 	g := &graph.Graph{
 		Name:       graphName("cholesky", o),
 		Handles:    hs,
@@ -290,3 +290,8 @@ func (p cholPrio) gemm(k, m, n int) int {
 	}
 	return 0
 }
+
+// cholOrder is StarPU's order of the tiles: the example takes A[m][k] as
+// starpu_data_get_sub_data(dataA, 2, m, k), so the partition path is
+// (row, column).
+func cholOrder(nb int) func(r, c int) int { return func(r, c int) int { return r*nb + c } }

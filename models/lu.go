@@ -117,7 +117,9 @@ func luGraph(o Options, nb int) (*graph.Graph, error) {
 	mGEMM := o.symbol("GEMM", prefix+names[3]+suffix)
 	maxPrio := o.Prio.Max
 
-	hs, t := newTiles(o, nb, func(r, c int) bool { return true })
+	// sub(x, y) is starpu_data_get_sub_data(dataA, 2, x, y): the partition
+	// path (StarPU's tile order) is (column, row).
+	hs, t := newTiles(o, nb, func(r, c int) bool { return true }, func(r, c int) int { return c*nb + r })
 	// sub(x, y) of the source: block column x, block row y.
 	sub := func(x, y int) int { return t.id(y, x) }
 	g := &graph.Graph{

@@ -153,8 +153,9 @@ type tiles struct {
 func (t *tiles) id(r, c int) int { return int(t.ids[r*t.nb+c]) }
 
 // newTiles registers the tiles for which keep(r, c) holds, column by column,
-// top to bottom, and returns the handles and the coordinate map.
-func newTiles(o Options, nb int, keep func(r, c int) bool) ([]graph.Handle, *tiles) {
+// top to bottom, and returns the handles and the coordinate map. order(r, c)
+// is the tile's path in StarPU's partition tree (graph.Handle.Order).
+func newTiles(o Options, nb int, keep func(r, c int) bool, order func(r, c int) int) ([]graph.Handle, *tiles) {
 	elem := o.Precision.ElemBytes()
 	b := int64(o.Block)
 	fp := starpu.MatrixFootprint(uint32(o.Block), uint32(o.Block))
@@ -192,6 +193,8 @@ func newTiles(o Options, nb int, keep func(r, c int) bool) ([]graph.Handle, *til
 				Rows:       b,
 				PitchBytes: int64(o.N) * elem,
 				Footprint:  fp,
+				Tile:       true,
+				Order:      order(r, c),
 			})
 		}
 	}

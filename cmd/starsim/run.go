@@ -65,6 +65,7 @@ type runFlags struct {
 	check, noPrefetch      bool
 	noTransferFactor       bool
 	noHiddenHoles          bool
+	noPrioClamp            bool
 	explain                string
 	explainTask            int
 	sampleS                float64
@@ -179,6 +180,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.check, "check", false, "verify the run's invariants: dependencies, one kernel at a time per worker, each task run once, memory within capacity, every read and the final data of the last written version, busy time within the makespan")
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
 	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")
+	fs.BoolVar(&f.noPrioClamp, "no-starpu-prio-clamp", false, "keep task priorities outside the scheduler's range (StarPU clamps them at submission: dmda's and dmdar's 0..0 makes them all 0)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to `FILE`, - for stderr")
 	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only the decisions of task `ID` (its submission index; -1: all)")
@@ -332,6 +334,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	f.setup.apply(mc, &opts)
 	opts.StarPUTransferFactor = !f.noTransferFactor
 	opts.StarPUHiddenHoles = !f.noHiddenHoles
+	opts.StarPUPrioClamp = !f.noPrioClamp
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
 	opts.Durations = cost.Durations(f.durations)
 	if f.explainTask >= len(g.Tasks) {

@@ -70,6 +70,11 @@ type Data struct {
 	Home string `json:"home,omitempty"`
 	// SequentialConsistency overrides the file's setting for this data.
 	SequentialConsistency *bool `json:"sequential_consistency,omitempty"`
+	// PartitionOrder marks a piece of the application's partitioned matrix
+	// and gives its path in the partition tree (graph.Handle's Tile and
+	// Order): StarPU fetches a task's pieces written ones first, then by
+	// this order.
+	PartitionOrder *int `json:"partition_order,omitempty"`
 }
 
 // Task is one task, in submission order.
@@ -257,6 +262,12 @@ func (d *Data) handle(i int, sc bool) (graph.Handle, error) {
 		sc = *d.SequentialConsistency
 	}
 	h.NoSeqConsistency = !sc
+	if d.PartitionOrder != nil {
+		if *d.PartitionOrder < 0 {
+			return h, at("partition_order", "partition_order %d: want >= 0", *d.PartitionOrder)
+		}
+		h.Tile, h.Order = true, *d.PartitionOrder
+	}
 	return h, nil
 }
 

@@ -50,6 +50,9 @@ func Write(w io.Writer, g *graph.Graph, description string) error {
 		if h.NoSeqConsistency {
 			d.SequentialConsistency = &no
 		}
+		if h.Tile {
+			d.PartitionOrder = &h.Order
+		}
 		sep := ","
 		if i == 0 {
 			sep = ""

@@ -43,6 +43,16 @@ type Handle struct {
 	// Footprint is StarPU's handle footprint (matrix: crc(nx, ny) hashed
 	// with the interface id); task footprints fold these.
 	Footprint uint32
+	// Tile and Order place the handle in StarPU's order of a task's data
+	// (_starpu_compar_handles, src/datawizard/sort_data_handles.c), the
+	// order in which the runtime fetches and prefetches it. Tile marks a
+	// piece of the application's partitioned matrix: among pieces, written
+	// ones come first, then read ones, then the lower Order, their path in
+	// the partition tree (the indices given to starpu_data_get_sub_data).
+	// Handles registered on their own compare by ID (registration order),
+	// after the pieces.
+	Tile  bool
+	Order int
 	// NoSeqConsistency turns StarPU's sequential consistency off for this
 	// data (starpu_data_set_sequential_consistency_flag(h, 0)): its
 	// accesses add no implicit dependency, only explicit ones order tasks.

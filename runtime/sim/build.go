@@ -10,6 +10,7 @@ import (
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/memory"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 func (s *Simulator) buildNodes() error {
@@ -247,6 +248,13 @@ func (s *Simulator) buildGraph() error {
 			minCap = min(minCap, n.Capacity)
 		}
 	}
+	// StarPU clamps priorities at submission into the scheduler's range.
+	plo, phi := int32(math.MinInt32), int32(math.MaxInt32)
+	if s.opts.StarPUPrioClamp && s.opts.NewScheduler == nil {
+		if r, ok := sched.PriorityRange(s.opts.Sched); ok {
+			plo, phi = int32(r.Min), int32(r.Max)
+		}
+	}
 	var kernelIdx map[string]int // once there are many names
 	prevK := 0                   // the previous task's kernel
 	for i := range s.g.Tasks {
@@ -287,6 +295,7 @@ func (s *Simulator) buildGraph() error {
 		if t.Priority != int(int32(t.Priority)) {
 			return fmt.Errorf("task %d (%s): priority %d is out of range (a 32-bit integer)", i, t.Name, t.Priority)
 		}
+		prio := min(max(int32(t.Priority), plo), phi)
 		ts.kernel, ts.syncGPU, ts.dg = int32(k), t.SyncGPU, &s.deps
 		ts.wontUse = len(t.WontUse) > 0
 		b0, n := bufSlots*i, len(t.Buffers)
@@ -301,8 +310,9 @@ func (s *Simulator) buildGraph() error {
 			}
 			bufs[j] = memory.Buf{H: s.mem.Handle(a.Handle), Mode: a.Mode}
 		}
+		starpuBufferOrder(bufs)
 		ts.spec = t
-		ts.Set(i, int32(t.Priority), bufs, nil)
+		ts.Set(i, prio, bufs, nil)
 		if err := s.checkFits(ts, minCap); err != nil {
 			return err
 		}
@@ -346,7 +356,7 @@ func (s *Simulator) buildGraph() error {
 				last[k] = statsEntry{key, st}
 			}
 		}
-		ts.Set(i, int32(t.Priority), bufs, stats)
+		ts.Set(i, prio, bufs, stats)
 		runnable := !fresh
 		for j := 0; !runnable && j < len(*stats); j++ {
 			runnable = (*stats)[j] != nil
@@ -426,4 +436,36 @@ func (s *Simulator) lookupKernel(t *graph.Task, w *worker) (*machine.KernelStats
 // kernelStats returns t's model entry on w (nil: uncalibrated).
 func (s *Simulator) kernelStats(t *TaskState, w *worker) *machine.KernelStats {
 	return t.Stats(w.ID)
+}
+
+// starpuBufferOrder sorts a task's buffers in StarPU's order
+// (_starpu_sort_task_handles, src/datawizard/sort_data_handles.c), the order
+// in which the runtime prefetches, fetches and releases a task's data
+// (_STARPU_JOB_GET_ORDERED_BUFFERS): see graph.Handle's Tile and Order.
+// The kernel still sees the codelet's order (traces keep it).
+func starpuBufferOrder(bufs []memory.Buf) {
+	for i := 1; i < len(bufs); i++ {
+		for j := i; j > 0 && bufBefore(bufs[j], bufs[j-1]); j-- {
+			bufs[j], bufs[j-1] = bufs[j-1], bufs[j]
+		}
+	}
+}
+
+func bufBefore(a, b memory.Buf) bool {
+	sa, sb := a.H.Spec(), b.H.Spec()
+	if sa.Tile != sb.Tile {
+		return sa.Tile
+	}
+	if sa.Tile {
+		if aw, bw := a.Mode&graph.W != 0, b.Mode&graph.W != 0; aw != bw {
+			return aw
+		}
+		if ar, br := a.Mode&graph.R != 0, b.Mode&graph.R != 0; ar != br {
+			return ar
+		}
+		if sa.Order != sb.Order {
+			return sa.Order < sb.Order
+		}
+	}
+	return sa.ID < sb.ID
 }

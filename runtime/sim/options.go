@@ -45,6 +45,13 @@ type Options struct {
 	// and the device reclaims (or takes a new chunk) while room is left.
 	// On by default (see DefaultOptions).
 	StarPUHiddenHoles bool
+	// StarPUPrioClamp clamps each task's priority, at submission, into its
+	// scheduler's priority range, as StarPU 1.4's _starpu_task_submit does
+	// (src/core/task.c: the priority-cap knobs start as the context's
+	// STARPU_MIN_PRIO..STARPU_MAX_PRIO). Under dmda and dmdar (range 0..0)
+	// every priority becomes 0, LU's bottom-level priorities included. On
+	// by default (see DefaultOptions); only for the registry's schedulers.
+	StarPUPrioClamp bool
 	// NoWontUseWriteBack skips the idle write-back home that StarPU queues
 	// on starpu_data_wont_use (the copies are still evicted first).
 	NoWontUseWriteBack bool
@@ -72,5 +79,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, ExplainTask: -1}
 }

@@ -1,6 +1,7 @@
 package paje
 
 import (
+	"errors"
 	"math"
 	"sort"
 	"strconv"
@@ -171,7 +172,7 @@ func (p *pajeReader) task(w *pajeWorker, s *pajeStateEv, end float64) (traces.Ta
 		r.SubmitOrder = &v
 	}
 	if f.priority != "" {
-		v, err := strconv.Atoi(f.priority)
+		v, err := pajePriority(f.priority)
 		if err != nil {
 			return r, bad("Priority", f.priority)
 		}
@@ -248,4 +249,19 @@ func (p *pajeReader) transfers(t *traces.Trace) {
 		}
 		t.Panel.Levels = append(t.Panel.Levels, ls)
 	}
+}
+
+// pajePriority reads a task's Priority. StarPU's paje.trace prints it as an
+// unsigned 64-bit integer, so a negative priority (dmdas' bottom-level
+// priorities of a large Cholesky) appears as its two's complement
+// ("18446744073709551614" is -2).
+func pajePriority(s string) (int, error) {
+	if v, err := strconv.ParseInt(s, 10, 32); err == nil {
+		return int(v), nil
+	}
+	u, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || u < 1<<63 || int64(u) < math.MinInt32 {
+		return 0, errors.New("not a 32-bit priority")
+	}
+	return int(int64(u)), nil
 }

@@ -1,0 +1,537 @@
+// Command peerdiff runs Cholesky/LU configurations on the peer (StarPU over
+// the real SimGrid, ../shared/peer/run-peer.sh) and on starsim, and reports
+// where they differ: GFlop/s and error per configuration, a summary per
+// machine, and with --trace the tasks per kernel and worker, the bytes per
+// transfer direction, starsim's evictions and write-backs, and the first
+// task (in submission order) whose worker, start or end differs, with both
+// sides' context. Peer results are cached (they take seconds to minutes):
+// see --cache. A development tool: it needs the peer build, so it is not
+// part of the tests; `make peerdiff PEERDIFF_FLAGS="..."` runs it.
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+type options struct {
+	starpu, peerPrefix, runPeer, starsim, cloneGPU, cache, tsv string
+	hosts, apps, scheds, ncpus                                 []string
+	ns                                                         []int
+	block, gpus                                                int
+	trace, cacheOnly, noStarsim                                bool
+	tolMs                                                      float64
+	context                                                    int
+	starsimArgs, peerTSV                                       string
+}
+
+// config is one run: the peer's and starsim's inputs.
+type config struct {
+	host, app, sched, ncpu string
+	n, block, gpus         int // gpus 0: the machine's own
+}
+
+func (c config) String() string {
+	g := ""
+	if c.gpus > 0 {
+		g = fmt.Sprintf(" gpus=%d", c.gpus)
+	}
+	return fmt.Sprintf("%s%s %s %s ncpu=%s N=%d", c.host, g, c.app, c.sched, c.ncpu, c.n)
+}
+
+// peerRow is run-peer.sh's output row.
+type peerRow struct {
+	ncpu, ncuda int
+	simMs       float64
+	gflops      float64
+	wallS       float64
+}
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "peerdiff:", err)
+		os.Exit(1)
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// parseNs reads "9600,19200" or "9600:76800:9600".
+func parseNs(s string) ([]int, error) {
+	var out []int
+	for _, x := range splitList(s) {
+		if p := strings.Split(x, ":"); len(p) == 3 {
+			a, e1 := strconv.Atoi(p[0])
+			b, e2 := strconv.Atoi(p[1])
+			st, e3 := strconv.Atoi(p[2])
+			if e1 != nil || e2 != nil || e3 != nil || st <= 0 || a > b {
+				return nil, fmt.Errorf("--n: bad range %q (FROM:TO:STEP)", x)
+			}
+			for v := a; v <= b; v += st {
+				out = append(out, v)
+			}
+			continue
+		}
+		v, err := strconv.Atoi(x)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("--n: bad size %q", x)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func run(args []string, stdout io.Writer) error {
+	var o options
+	fs := flag.NewFlagSet("peerdiff", flag.ContinueOnError)
+	home, _ := os.UserHomeDir()
+	fs.StringVar(&o.starpu, "starpu", "../shared/calibrations/starpu-sampling", "StarPU sampling directory")
+	hosts := fs.String("host", "attila", "hosts, comma-separated")
+	apps := fs.String("app", "cholesky", "applications (cholesky, lu), comma-separated")
+	scheds := fs.String("sched", "dmda", "schedulers, comma-separated")
+	ncpus := fs.String("ncpu", "0", "CPU workers, comma-separated: a count, or default (StarPU's own: hybrid)")
+	ns := fs.String("n", "19200", "matrix sizes: list or FROM:TO:STEP")
+	fs.IntVar(&o.block, "block", 960, "tile size")
+	fs.IntVar(&o.gpus, "gpus", 0, "what-if: one more GPU than the machine has, a clone of its last (clone-gpu.py for the peer, --gpus for starsim)")
+	fs.StringVar(&o.peerPrefix, "peer-prefix", "/tmp/starpu-peer", "the peer's install prefix (build-peer.sh)")
+	fs.StringVar(&o.runPeer, "run-peer", "../shared/peer/run-peer.sh", "the peer's run script")
+	fs.StringVar(&o.starsim, "starsim", "bin/starsim", "starsim binary")
+	fs.StringVar(&o.starsimArgs, "starsim-args", "", "extra starsim run flags (space-separated), e.g. --no-starpu-prio-clamp")
+	fs.StringVar(&o.cloneGPU, "clone-gpu", "tools/peerdiff/clone-gpu.py", "the GPU-cloning script")
+	fs.StringVar(&o.cache, "cache", filepath.Join(home, ".cache/starsim-peerdiff/v1"), "peer result cache (keyed by the peer build, the sampling files and the configuration)")
+	fs.BoolVar(&o.cacheOnly, "cache-only", false, "never run the peer: configurations not cached are skipped")
+	fs.BoolVar(&o.noStarsim, "peer-only", false, "run (or fetch) the peer only: fills the cache")
+	fs.BoolVar(&o.trace, "trace", false, "keep both sides' traces and report kernels per worker, transfers and the first divergence")
+	fs.Float64Var(&o.tolMs, "tol-ms", 0.01, "with --trace: start/end differences up to this many ms are equal")
+	fs.IntVar(&o.context, "context", 4, "with --trace: tasks of context before the first divergence")
+	fs.StringVar(&o.tsv, "tsv", "", "also write the rows as TSV to this file")
+	fs.StringVar(&o.peerTSV, "peer-tsv", "", "write the peer's side of the rows (no starsim column) as TSV to this file: the grid TestPeerGridFidelity reads")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	o.hosts, o.apps, o.scheds, o.ncpus = splitList(*hosts), splitList(*apps), splitList(*scheds), splitList(*ncpus)
+	var err error
+	if o.ns, err = parseNs(*ns); err != nil {
+		return err
+	}
+	for _, a := range o.apps {
+		if a != "cholesky" && a != "lu" {
+			return fmt.Errorf("--app: %q: cholesky or lu", a)
+		}
+	}
+	for _, c := range o.ncpus {
+		if _, err := strconv.Atoi(c); err != nil && c != "default" {
+			return fmt.Errorf("--ncpu: %q: a count or default", c)
+		}
+	}
+	peerID := ""
+	if !o.cacheOnly {
+		if peerID, err = peerBuildID(o.peerPrefix); err != nil {
+			return err
+		}
+	}
+
+	var rows []result
+	for _, h := range o.hosts {
+		dir := o.starpu
+		if o.gpus > 0 {
+			if dir, err = cloneDir(o, h); err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+		}
+		sampID, err := samplingID(dir, h)
+		if err != nil {
+			return err
+		}
+		for _, a := range o.apps {
+			for _, s := range o.scheds {
+				for _, nc := range o.ncpus {
+					for _, n := range o.ns {
+						c := config{host: h, app: a, sched: s, ncpu: nc, n: n, block: o.block, gpus: o.gpus}
+						r, err := runOne(o, c, dir, peerID, sampID, stdout)
+						if err != nil {
+							return fmt.Errorf("%v: %w", c, err)
+						}
+						if r != nil {
+							rows = append(rows, *r)
+							if !o.trace {
+								printRow(stdout, *r)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if o.peerTSV != "" {
+		if err := writePeerTSV(o.peerTSV, rows); err != nil {
+			return err
+		}
+	}
+	if o.noStarsim {
+		return nil
+	}
+	fmt.Fprintln(stdout)
+	summarize(stdout, rows)
+	if o.tsv != "" {
+		return writeTSV(o.tsv, rows)
+	}
+	return nil
+}
+
+// result is one configuration's outcome on both sides.
+type result struct {
+	c       config
+	peer    peerRow
+	starsim float64
+}
+
+func (r result) errPct() float64 { return (r.starsim - r.peer.gflops) / r.peer.gflops * 100 }
+
+func printRow(w io.Writer, r result) {
+	if r.starsim == 0 {
+		fmt.Fprintf(w, "%-44s peer %8.1f GFlop/s (%d CPU + %d CUDA, %.1f s)\n", r.c, r.peer.gflops, r.peer.ncpu, r.peer.ncuda, r.peer.wallS)
+		return
+	}
+	fmt.Fprintf(w, "%-44s peer %8.1f  starsim %8.1f GFlop/s  %+6.2f %%\n", r.c, r.peer.gflops, r.starsim, r.errPct())
+}
+
+func summarize(w io.Writer, rows []result) {
+	groups := map[string][]float64{}
+	var names []string
+	for _, r := range rows {
+		if r.starsim == 0 {
+			continue
+		}
+		g := r.c.host
+		if r.c.gpus > 0 {
+			g += fmt.Sprintf("+gpus%d", r.c.gpus)
+		}
+		if r.peer.ncpu > 0 {
+			g += " hybrid"
+		}
+		if _, ok := groups[g]; !ok {
+			names = append(names, g)
+		}
+		groups[g] = append(groups[g], math.Abs(r.errPct()))
+		groups["all"] = append(groups["all"], math.Abs(r.errPct()))
+	}
+	if len(names) == 0 {
+		return
+	}
+	if len(names) > 1 {
+		names = append(names, "all")
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "group\trows\tmedian |err| %\tmax |err| %\t> 2 %\t> 3 %\t")
+	for _, g := range names {
+		e := groups[g]
+		sort.Float64s(e)
+		med := e[len(e)/2]
+		if len(e)%2 == 0 {
+			med = (e[len(e)/2-1] + e[len(e)/2]) / 2
+		}
+		n2, n3 := 0, 0
+		for _, x := range e {
+			if x > 2 {
+				n2++
+			}
+			if x > 3 {
+				n3++
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%d\t%d\t\n", g, len(e), med, e[len(e)-1], n2, n3)
+	}
+	tw.Flush()
+}
+
+// writeTSV writes the measured rows: the peer's numbers and starsim's.
+func writeTSV(path string, rows []result) error {
+	var b bytes.Buffer
+	b.WriteString("host\tgpus\tapp\tsched\tncpu\tncuda\tn\tblock\tpeer_ms\tpeer_gflops\tstarsim_gflops\terr_pct\n")
+	for _, r := range rows {
+		if r.starsim == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%.3f\t%.2f\t%.2f\t%+.2f\n", r.c.host, r.c.gpus, r.c.app, r.c.sched,
+			r.peer.ncpu, r.peer.ncuda, r.c.n, r.c.block, r.peer.simMs, r.peer.gflops, r.starsim, r.errPct())
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// writePeerTSV writes the peer's measurements only: what starsim is
+// checked against.
+func writePeerTSV(path string, rows []result) error {
+	var b bytes.Buffer
+	b.WriteString("host\tgpus\tapp\tsched\tncpu\tncuda\tn\tblock\tpeer_ms\tpeer_gflops\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%.3f\t%.2f\n", r.c.host, r.c.gpus, r.c.app, r.c.sched,
+			r.peer.ncpu, r.peer.ncuda, r.c.n, r.c.block, r.peer.simMs, r.peer.gflops)
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// hashFiles hashes each file's name relative to root and its content, in
+// the order given.
+func hashFiles(root string, rel []string) (string, error) {
+	h := sha256.New()
+	for _, r := range rel {
+		b, err := os.ReadFile(filepath.Join(root, r))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\n%d\n", r, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// peerBuildID identifies the peer build: its library and example binaries.
+func peerBuildID(prefix string) (string, error) {
+	libs, _ := filepath.Glob(filepath.Join(prefix, "lib/libstarpu-1.4.so.*.*"))
+	if len(libs) == 0 {
+		return "", fmt.Errorf("no peer in %s (../shared/peer/build-peer.sh %s), or use --cache-only", prefix, prefix)
+	}
+	rel := []string{}
+	for _, p := range append(libs, filepath.Join(prefix, "lib/starpu/examples/cholesky_implicit"),
+		filepath.Join(prefix, "lib/starpu/examples/lu_implicit_example_float")) {
+		r, _ := filepath.Rel(prefix, p)
+		rel = append(rel, r)
+	}
+	sort.Strings(rel)
+	return hashFiles(prefix, rel)
+}
+
+// samplingID identifies the sampling files the peer reads for host.
+func samplingID(dir, host string) (string, error) {
+	a, _ := filepath.Glob(filepath.Join(dir, "bus", host+".*"))
+	b, _ := filepath.Glob(filepath.Join(dir, "codelets/45", "*."+host))
+	if len(a) == 0 {
+		return "", fmt.Errorf("%s: no bus/%s.* files", dir, host)
+	}
+	var rel []string
+	for _, p := range append(a, b...) {
+		r, _ := filepath.Rel(dir, p)
+		rel = append(rel, r)
+	}
+	sort.Strings(rel)
+	return hashFiles(dir, rel)
+}
+
+// cloneDir writes, in a directory of its own (the caller removes it), the
+// sampling files of host with one more GPU.
+func cloneDir(o options, host string) (string, error) {
+	cfg, err := os.ReadFile(filepath.Join(o.starpu, "bus", host+".config"))
+	if err != nil {
+		return "", err
+	}
+	var n int
+	for _, l := range strings.Split(string(cfg), "\n") {
+		if strings.Contains(l, "# Number of CUDA devices") {
+			n, _ = strconv.Atoi(strings.Fields(l)[0])
+		}
+	}
+	if o.gpus != n+1 {
+		return "", fmt.Errorf("--gpus %d: %s has %d GPUs; the peer's what-if adds one (--gpus %d)", o.gpus, host, n, n+1)
+	}
+	out, err := os.MkdirTemp("", fmt.Sprintf("peerdiff-%s-gpus%d-", host, o.gpus))
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("python3", o.cloneGPU, o.starpu, host, out)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		os.RemoveAll(out)
+		return "", fmt.Errorf("%s: %w", o.cloneGPU, err)
+	}
+	return out, nil
+}
+
+func cachePath(o options, c config, peerID, sampID string) string {
+	g := ""
+	if c.gpus > 0 {
+		g = fmt.Sprintf("-gpus%d", c.gpus)
+	}
+	return filepath.Join(o.cache, peerID, sampID+"-"+c.host+g, fmt.Sprintf("%s-%s-ncpu%s-%d-b%d", c.app, c.sched, c.ncpu, c.n, c.block))
+}
+
+// peer returns the peer's row for c, from the cache or by running it; with
+// trace, the cache entry also holds starpu_fxt_tool's output (trace/).
+func peer(o options, c config, dir, peerID, sampID string) (*peerRow, string, error) {
+	var base string
+	if o.cacheOnly {
+		// Any peer build's entry will do: the newest.
+		ents, _ := filepath.Glob(cachePath(o, c, "*", sampID))
+		var best string
+		var bt int64
+		for _, e := range ents {
+			if st, err := os.Stat(filepath.Join(e, "row.tsv")); err == nil && st.ModTime().UnixNano() > bt && (!o.trace || exists(filepath.Join(e, "trace/tasks.rec"))) {
+				best, bt = e, st.ModTime().UnixNano()
+			}
+		}
+		if best == "" {
+			return nil, "", nil
+		}
+		base = best
+	} else {
+		base = cachePath(o, c, peerID, sampID)
+	}
+	rowFile := filepath.Join(base, "row.tsv")
+	traceDir := filepath.Join(base, "trace")
+	if exists(rowFile) && (!o.trace || exists(filepath.Join(traceDir, "tasks.rec"))) {
+		r, err := readPeerRow(rowFile)
+		return r, traceDir, err
+	}
+	if o.cacheOnly {
+		return nil, "", nil
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return nil, "", err
+	}
+	args := []string{"--starpu", dir, "--host", c.host, "--app", c.app, "--n", strconv.Itoa(c.n), "--block", strconv.Itoa(c.block),
+		"--sched", c.sched, "--ncpu", c.ncpu, "--prefix", o.peerPrefix}
+	if o.trace {
+		os.RemoveAll(traceDir)
+		args = append(args, "--trace", traceDir)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(o.runPeer, args...)
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", o.runPeer, err)
+	}
+	tmp := rowFile + ".tmp"
+	if err := os.WriteFile(tmp, out.Bytes(), 0o644); err != nil {
+		return nil, "", err
+	}
+	if err := os.Rename(tmp, rowFile); err != nil {
+		return nil, "", err
+	}
+	r, err := readPeerRow(rowFile)
+	return r, traceDir, err
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func readPeerRow(path string) (*peerRow, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Split(strings.TrimSpace(string(b)), "\t")
+	if len(f) < 11 {
+		return nil, fmt.Errorf("%s:1: %d fields, want 11 (run-peer.sh's row)", path, len(f))
+	}
+	var r peerRow
+	var errs []error
+	atoi := func(s string) int { v, e := strconv.Atoi(s); errs = append(errs, e); return v }
+	atof := func(s string) float64 { v, e := strconv.ParseFloat(s, 64); errs = append(errs, e); return v }
+	r.ncpu, r.ncuda, r.simMs, r.gflops, r.wallS = atoi(f[3]), atoi(f[4]), atof(f[7]), atof(f[8]), atof(f[9])
+	if err := errors.Join(errs...); err != nil || r.gflops <= 0 {
+		return nil, fmt.Errorf("%s:1: bad row %q", path, strings.TrimSpace(string(b)))
+	}
+	return &r, nil
+}
+
+// starsimJSON is the part of `starsim run --json` read here.
+type starsimJSON struct {
+	GFlops  float64 `json:"gflops"`
+	Workers []struct {
+		Name    string         `json:"name"`
+		ByKern  map[string]int `json:"tasks_by_kernel"`
+		NTasks  int            `json:"ntasks"`
+		BusyPct float64        `json:"busy_pct"`
+	} `json:"workers"`
+	Transfers []struct {
+		Src   string `json:"src"`
+		Dst   string `json:"dst"`
+		Bytes int64  `json:"bytes"`
+		N     int    `json:"transfers"`
+	} `json:"transfers"`
+	Evictions  json.RawMessage `json:"evictions"`
+	WriteBacks json.RawMessage `json:"write_backs"`
+}
+
+func runStarsim(o options, c config, p *peerRow, traceDir string) (*starsimJSON, error) {
+	args := []string{"run", "--starpu", o.starpu, "--host", c.host, "--app", c.app, "--n", strconv.Itoa(c.n),
+		"--block", strconv.Itoa(c.block), "--sched", c.sched, "--ncpu", strconv.Itoa(p.ncpu), "--json"}
+	if c.gpus > 0 {
+		args = append(args, "--gpus", strconv.Itoa(c.gpus))
+	}
+	if traceDir != "" {
+		args = append(args, "--trace-rec", traceDir, "--trace-paje", filepath.Join(traceDir, "paje.trace"))
+	}
+	args = append(args, strings.Fields(o.starsimArgs)...)
+	var out, errb bytes.Buffer
+	cmd := exec.Command(o.starsim, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %s", o.starsim, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	var j starsimJSON
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		return nil, fmt.Errorf("starsim --json: %w", err)
+	}
+	return &j, nil
+}
+
+func runOne(o options, c config, dir, peerID, sampID string, w io.Writer) (*result, error) {
+	p, peerTrace, err := peer(o, c, dir, peerID, sampID)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		fmt.Fprintf(os.Stderr, "peerdiff: %v: not cached, skipped\n", c)
+		return nil, nil
+	}
+	r := &result{c: c, peer: *p}
+	if o.noStarsim {
+		return r, nil
+	}
+	ssTrace := ""
+	if o.trace {
+		if ssTrace, err = os.MkdirTemp("", "peerdiff-starsim-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(ssTrace)
+	}
+	j, err := runStarsim(o, c, p, ssTrace)
+	if err != nil {
+		return nil, err
+	}
+	r.starsim = j.GFlops
+	if o.trace {
+		printRow(w, *r)
+		if err := detail(w, o, peerTrace, ssTrace, j); err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(w)
+	}
+	return r, nil
+}
