@@ -149,6 +149,9 @@ func run(args []string, stdout io.Writer) error {
 			return fmt.Errorf("--ncpu: %q: a count or default", c)
 		}
 	}
+	if !o.noStarsim {
+		warnStale(o.starsim)
+	}
 	peerID := ""
 	if !o.cacheOnly {
 		if peerID, err = peerBuildID(o.peerPrefix); err != nil {
@@ -534,4 +537,34 @@ func runOne(o options, c config, dir, peerID, sampID string, w io.Writer) (*resu
 		fmt.Fprintln(w)
 	}
 	return r, nil
+}
+
+// warnStale says on stderr when the starsim binary is older than a Go
+// source of the repository it runs in (tools/ aside: not part of it): the
+// comparison would be of an older
+// starsim (make peerdiff builds it first; go run ./tools/peerdiff does not).
+func warnStale(bin string) {
+	st, err := os.Stat(bin)
+	if err != nil {
+		return // the run itself will say the binary is missing
+	}
+	var newest string
+	_ = filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || path == "tools") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			if fi, err := d.Info(); err == nil && fi.ModTime().After(st.ModTime()) {
+				newest = path
+				return filepath.SkipAll
+			}
+		}
+		return nil
+	})
+	if newest != "" {
+		fmt.Fprintf(os.Stderr, "peerdiff: warning: %s is older than %s: run make build (or make peerdiff) to compare the current starsim\n", bin, newest)
+	}
 }
