@@ -541,8 +541,8 @@ func runOne(o options, c config, dir, peerID, sampID string, w io.Writer) (*resu
 
 // warnStale says on stderr when the starsim binary is older than a Go
 // source of the repository it runs in (tools/ aside: not part of it): the
-// comparison would be of an older
-// starsim (make peerdiff builds it first; go run ./tools/peerdiff does not).
+// comparison would be of an older starsim (make peerdiff builds it first;
+// go run ./tools/peerdiff does not).
 func warnStale(bin string) {
 	st, err := os.Stat(bin)
 	if err != nil {
