@@ -471,3 +471,24 @@ func TestSyncGPUKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestDepsIgnorePriorities: every application's dependencies are the same
+// under every priority range and with no priorities, so that a sweep
+// derives them once for the graphs that differ in priorities alone.
+func TestDepsIgnorePriorities(t *testing.T) {
+	for _, app := range Names() {
+		var first *graph.Deps
+		for _, o := range []Options{{Prio: graph.PrioRange{}}, {Prio: graph.UnboundedPrio}, {Prio: graph.PrioRange{Min: -5, Max: 5}}, {Prio: graph.UnboundedPrio, NoPrio: true}} {
+			o.N, o.Block = 6*960, 960
+			g, err := New(app, o)
+			require.NoError(t, err, app)
+			d, err := graph.DeriveDeps(g)
+			require.NoError(t, err, app)
+			if first == nil {
+				first = d
+				continue
+			}
+			assert.Equal(t, first, d, "%s under %+v", app, o.Prio)
+		}
+	}
+}

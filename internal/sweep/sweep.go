@@ -165,7 +165,8 @@ const MaxSamples = 1 << 25
 // The jobs share work: each calibration's runtime machine and application
 // resolution are made once, each task graph (application, N, block, model
 // symbols and priority range) is built once, by the first job that needs
-// it, and dropped after its last; the largest jobs start first, so that no
+// it, and dropped after its last; so are its dependencies, shared by the
+// graphs that differ in their priorities alone; the largest jobs start first, so that no
 // long job is left to run alone at the end. None of this changes a row.
 func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Row, error) {
 	if workers < 1 {
@@ -188,7 +189,7 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				rows[i], errs[i] = p.run(jobs[i], machines[jobs[i].Machine], total, c, c.keys[i])
+				rows[i], errs[i] = p.run(jobs[i], machines[jobs[i].Machine], total, c, c.keys[i], c.depKeys[i])
 				mu.Lock()
 				if u := rows[i].Utilization; u != nil {
 					for _, b := range u.Busy {
@@ -232,11 +233,16 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 type cache struct {
 	// keys holds each job's graph key ("": built by the job alone, as
 	// a graph from a file or a job whose preparation fails).
-	keys  []string
-	order []int // the jobs' indexes in jobs, largest first
-	res   map[[2]string]resolved
-	mu    sync.Mutex
-	graph map[string]*sharedGraph
+	keys []string
+	// depKeys holds each job's dependencies' key: its graph's but for
+	// the priorities, which the dependencies do not depend on ("" where
+	// keys has "").
+	depKeys []string
+	order   []int // the jobs' indexes in jobs, largest first
+	res     map[[2]string]resolved
+	mu      sync.Mutex
+	graph   map[string]*sharedGraph
+	deps    map[string]*sharedDeps
 }
 
 type resolved struct {
@@ -252,10 +258,19 @@ type sharedGraph struct {
 	users int // jobs that have not yet released it
 }
 
+// sharedDeps is the dependencies of the graphs of one depKeys key,
+// derived once, from the first of them a job builds.
+type sharedDeps struct {
+	once  sync.Once
+	d     *graph.Deps // nil: deriving failed (sim.New derives and reports it)
+	users int
+}
+
 // newCache resolves each machine's apps, keys the jobs' graphs and orders
 // the jobs by size, largest first (the graph's tasks; ties in index order).
 func (p *Plan) newCache(jobs []Job) *cache {
-	c := &cache{keys: make([]string, len(jobs)), order: make([]int, len(jobs)), res: map[[2]string]resolved{}, graph: map[string]*sharedGraph{}}
+	c := &cache{keys: make([]string, len(jobs)), depKeys: make([]string, len(jobs)), order: make([]int, len(jobs)), res: map[[2]string]resolved{},
+		graph: map[string]*sharedGraph{}, deps: map[string]*sharedDeps{}}
 	size := make([]int64, len(jobs))
 	for i, j := range jobs {
 		c.order[i] = i
@@ -281,6 +296,15 @@ func (p *Plan) newCache(jobs []Job) *cache {
 			c.graph[c.keys[i]] = sg
 		}
 		sg.users++
+		d := o
+		d.Prio, d.NoPrio = graph.PrioRange{}, false
+		c.depKeys[i] = graphKey(j.App, d)
+		sd := c.deps[c.depKeys[i]]
+		if sd == nil {
+			sd = &sharedDeps{}
+			c.deps[c.depKeys[i]] = sd
+		}
+		sd.users++
 	}
 	sort.SliceStable(c.order, func(a, b int) bool { return size[c.order[a]] > size[c.order[b]] })
 	return c
@@ -318,8 +342,23 @@ func (c *cache) get(key string, build func() (*graph.Graph, error)) (*graph.Grap
 	return sg.g, sg.err
 }
 
-// release says a job is done with key's graph: the last one drops it.
-func (c *cache) release(key string) {
+// getDeps returns the dependencies of depKey's graphs, derived from g on
+// first use (nil if that fails).
+func (c *cache) getDeps(depKey string, g *graph.Graph) *graph.Deps {
+	c.mu.Lock()
+	sd := c.deps[depKey]
+	c.mu.Unlock()
+	sd.once.Do(func() {
+		if d, err := graph.DeriveDeps(g); err == nil {
+			sd.d = d
+		}
+	})
+	return sd.d
+}
+
+// release says a job is done with key's graph and depKey's dependencies:
+// the last one drops them.
+func (c *cache) release(key, depKey string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if sg := c.graph[key]; sg != nil {
@@ -327,13 +366,19 @@ func (c *cache) release(key string) {
 			delete(c.graph, key)
 		}
 	}
+	if sd := c.deps[depKey]; sd != nil {
+		if sd.users--; sd.users == 0 {
+			delete(c.deps, depKey)
+		}
+	}
 }
 
-func (p *Plan) run(j Job, m *machine.Machine, total int, c *cache, key string) (Row, error) {
-	s, res, o, err := p.prepare(j, m, c, key)
+func (p *Plan) run(j Job, m *machine.Machine, total int, c *cache, key, depKey string) (Row, error) {
+	s, res, o, err := p.prepare(j, m, c, key, depKey)
 	if key != "" {
-		// The simulator holds the graph it needs; the sweep's hold ends.
-		c.release(key)
+		// The simulator holds the graph and dependencies it needs; the
+		// sweep's hold ends.
+		c.release(key, depKey)
 	}
 	if err != nil {
 		return Row{}, err
@@ -356,7 +401,7 @@ func (p *Plan) run(j Job, m *machine.Machine, total int, c *cache, key string) (
 // Check prepares job j as Run would (its machine, graph and simulator)
 // without running it, so that what would fail in the job fails at once.
 func (p *Plan) Check(j Job) error {
-	_, _, _, err := p.prepare(j, p.Machines[j.Machine].File.RuntimeMachine(), nil, "")
+	_, _, _, err := p.prepare(j, p.Machines[j.Machine].File.RuntimeMachine(), nil, "", "")
 	return err
 }
 
@@ -381,8 +426,8 @@ func (p *Plan) modelOptions(j Job, res *generation.Resolution) (models.Options, 
 // prepare builds job j's graph and simulator on m, and returns them with
 // the generation resolution (nil for a graph from a file) and the options
 // of the run. With a cache c, a job whose graph has a key takes its
-// resolution and graph from c.
-func (p *Plan) prepare(j Job, m *machine.Machine, c *cache, key string) (*sim.Simulator, *generation.Resolution, sim.Options, error) {
+// resolution, graph and dependencies (depKey's) from c.
+func (p *Plan) prepare(j Job, m *machine.Machine, c *cache, key, depKey string) (*sim.Simulator, *generation.Resolution, sim.Options, error) {
 	mach := p.Machines[j.Machine]
 	o := p.Options
 	o.Sched = j.Sched
@@ -411,7 +456,9 @@ func (p *Plan) prepare(j Job, m *machine.Machine, c *cache, key string) (*sim.Si
 	build := func() (*graph.Graph, error) { return models.New(j.App, mo) }
 	var g *graph.Graph
 	if key != "" {
-		g, err = c.get(key, build)
+		if g, err = c.get(key, build); err == nil {
+			o.Deps = c.getDeps(depKey, g)
+		}
 	} else {
 		g, err = build()
 	}

@@ -210,9 +210,10 @@ func TestParseCSVTaskGraphRow(t *testing.T) {
 }
 
 // TestSharedGraphs: jobs whose graphs are the same (dmda and dmdar share
-// one priority range, so one graph per app and N) share it, the largest
-// jobs come first, every graph is dropped after its last job, and each
-// row is that of the job prepared alone.
+// one priority range, so one graph per app and N) share it, jobs whose
+// graphs differ in priorities alone (dmdas's) share their dependencies,
+// the largest jobs come first, every graph and dependencies are dropped
+// after their last job, and each row is that of the job prepared alone.
 func TestSharedGraphs(t *testing.T) {
 	p := smallPlan()
 	p.Scheds = []string{"dmda", "dmdar", "dmdas"}
@@ -222,6 +223,10 @@ func TestSharedGraphs(t *testing.T) {
 	for _, sg := range c.graph {
 		assert.Contains(t, []int{1, 2}, sg.users)
 	}
+	assert.Len(t, c.deps, 2*3, "apps x Ns")
+	for _, sd := range c.deps {
+		assert.Equal(t, 3, sd.users)
+	}
 	first, last := jobs[c.order[0]], jobs[c.order[len(jobs)-1]]
 	assert.Equal(t, [2]any{"lu", 960 * 8}, [2]any{first.App, first.N}, "the largest first")
 	assert.Equal(t, [2]any{"cholesky", 960 * 4}, [2]any{last.App, last.N}, "the smallest last")
@@ -230,15 +235,16 @@ func TestSharedGraphs(t *testing.T) {
 	require.NoError(t, err)
 	m := p.Machines[0].File.RuntimeMachine()
 	for i, j := range jobs {
-		s, _, _, err := p.prepare(j, m, nil, "")
+		s, _, _, err := p.prepare(j, m, nil, "", "")
 		require.NoError(t, err)
 		out, err := s.Run()
 		require.NoError(t, err)
 		assert.Equal(t, out.MakespanS, rows[i].MakespanS, "job %d", i)
 	}
 	for i, j := range jobs {
-		_, err := p.run(j, m, len(jobs), c, c.keys[i])
+		_, err := p.run(j, m, len(jobs), c, c.keys[i], c.depKeys[i])
 		require.NoError(t, err)
 	}
 	assert.Empty(t, c.graph, "each graph dropped after its last job")
+	assert.Empty(t, c.deps, "each graph's dependencies dropped after their last job")
 }

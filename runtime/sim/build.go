@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/starsim/starsim/emulator/network"
@@ -381,9 +382,14 @@ func sameString(a, b string) bool {
 }
 
 // attachDeps gives the tasks built by buildGraph their dependencies (the
-// tasks' dg points to s.deps).
-func (s *Simulator) attachDeps(d *graph.Deps) {
+// tasks' dg points to s.deps). Shared dependencies (Options.Deps) get a
+// copy of the counts, which the run decrements.
+func (s *Simulator) attachDeps(d *graph.Deps, shared bool) {
 	s.deps = *d
+	if shared {
+		s.deps.NPending = slices.Clone(d.NPending)
+	}
+	d = &s.deps
 	s.npending, s.succOff, s.succ = d.NPending, d.SuccOff, d.Succ
 	s.wontUseAfter = d.WontUseAfter
 }

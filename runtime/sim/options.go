@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/starsim/starsim/runtime/cost"
+	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/sched"
 )
 
@@ -75,6 +76,11 @@ type Options struct {
 	Observer Observer
 	// Check verifies the run's invariants and fails on a violation.
 	Check bool
+	// Deps, when set, are the graph's dependencies as graph.DeriveDeps
+	// derived them, for callers that run one graph (or graphs that differ
+	// in priorities alone) many times: New then does not derive them
+	// again. The run only reads them.
+	Deps *graph.Deps
 }
 
 // DefaultOptions are StarPU's defaults, with the parity options on.

@@ -211,7 +211,10 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	}
 	depc := make(chan derived, 1)
 	go func() {
-		d, err := graph.DeriveDeps(g)
+		d, err := opts.Deps, error(nil)
+		if d == nil {
+			d, err = graph.DeriveDeps(g)
+		}
 		if tail := s.tasks[len(s.tasks)*prefaultFrom/100:]; len(tail) > 0 {
 			prefault(unsafe.Pointer(&tail[0]), uintptr(len(tail))*unsafe.Sizeof(tail[0]))
 		}
@@ -235,7 +238,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	s.attachDeps(d.d)
+	s.attachDeps(d.d, opts.Deps != nil)
 	if opts.Check {
 		s.chk = newChecker(s)
 	}
