@@ -166,8 +166,9 @@ const MaxSamples = 1 << 25
 // resolution are made once, each task graph (application, N, block, model
 // symbols and priority range) is built once, by the first job that needs
 // it, and dropped after its last; so are its dependencies, shared by the
-// graphs that differ in their priorities alone; the largest jobs start first, so that no
-// long job is left to run alone at the end. None of this changes a row.
+// graphs that differ in their priorities alone. The largest jobs start
+// first, so that no long job is left to run alone at the end. None of this
+// changes a row.
 func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Row, error) {
 	if workers < 1 {
 		workers = 1
