@@ -132,7 +132,7 @@ def main():
             peer = i
             break
     if peer is None:
-        # No GPU-GPU route (no memcpy_peer): the transfer matrices still
+        # No GPU-GPU route (no peer copies): the transfer matrices still
         # pair the last GPU with the one before it, as calibrate.WithGPUs
         # picks it by transfer when no route names one.
         if n < 2:
