@@ -26,6 +26,11 @@ type dmda struct {
 	alpha, beta, gamma, idlePowerW float64
 	w                              []*dmWorker
 	cands                          []dmCand // scratch of Push
+	// grouped: Push chooses among groups of workers (chooseGrouped),
+	// when workers share nodes and the fitness is monotone in the
+	// expected end; groups is its scratch.
+	grouped bool
+	groups  []dmGroup
 	// penUS[n] is the transfer penalty of the task being pushed on memory
 	// node n, valid when penPush[n] == npush: workers sharing a node (the
 	// CPU cores on RAM) share it, computed once per push. Only when some
@@ -115,11 +120,18 @@ func (d *dmda) Init(v *View) {
 		nodes = max(nodes, w.Node+1)
 	}
 	d.sharedNodes = nodes < len(d.w)
+	d.grouped = d.sharedNodes && !d.sortedDec && d.alpha >= 0 && d.gamma*d.idlePowerW >= 0 &&
+		!math.IsInf(d.alpha, 0) && !math.IsInf(d.beta, 0) && !math.IsNaN(d.beta) && !math.IsInf(d.gamma*d.idlePowerW, 0)
 	d.penUS, d.penPush = make([]float64, nodes), make([]uint64, nodes)
 }
 
 func (d *dmda) Push(t *Task) Decision {
 	d.npush++
+	if d.grouped && !d.v.Explaining(t) {
+		if w, pen, ok := d.chooseGrouped(t); ok {
+			return d.queue(t, w, pen)
+		}
+	}
 	now := d.v.NowUS()
 	ws := d.v.Workers()
 	cands := d.cands[:0]
@@ -137,17 +149,7 @@ func (d *dmda) Push(t *Task) Decision {
 			}
 		}
 		length := d.v.ExpectedLengthUS(t, w)
-		pen := 0.0
-		if d.dataAware {
-			if !d.sharedNodes {
-				pen = d.v.ExpectedTransferUS(t, w)
-			} else if n := w.Node; d.penPush[n] == d.npush {
-				pen = d.penUS[n] // ExpectedTransferUS depends on w's node only
-			} else {
-				pen = d.v.ExpectedTransferUS(t, w)
-				d.penUS[n], d.penPush[n] = pen, d.npush
-			}
-		}
+		pen := d.penalty(t, w)
 		end := expectedEnd(start, prev, length, now, pen, d.dataAware)
 		cands = append(cands, dmCand{w: w, end: end, pen: pen, prev: prev, start: start, length: length})
 		endMin = min(endMin, end)
@@ -164,19 +166,120 @@ func (d *dmda) Push(t *Task) Decision {
 		}
 		d.v.Explain(rec)
 	}
-	st := d.w[c.w.ID]
+	return d.queue(t, c.w, c.pen)
+}
+
+// queue queues t on w, chosen with the transfer penalty pen (µs).
+func (d *dmda) queue(t *Task, w *machine.Worker, pen float64) Decision {
+	now := d.v.NowUS()
+	st := d.w[w.ID]
 	st.pipeNtasks++
 	st.expStart = max(st.expStart, now)
 	penPrime := 0.0
-	if expEnd := st.expStart + st.expLen; now+c.pen >= expEnd {
-		penPrime = now + c.pen - expEnd
+	if expEnd := st.expStart + st.expLen; now+pen >= expEnd {
+		penPrime = now + pen - expEnd
 	}
-	length := d.v.ExpectedLengthUS(t, c.w)
+	length := d.v.ExpectedLengthUS(t, w)
 	st.expLen += penPrime + length
 	t.dm = dmTask{length, penPrime}
 	l := d.level(st, t)
 	st.push(&st.levels[l], newDMEntry(t))
-	return Decision{Worker: c.w, Prefetch: d.dataAware}
+	return Decision{Worker: w, Prefetch: d.dataAware}
+}
+
+// penalty is t's transfer penalty on w's node (µs), computed once per
+// push and node when workers share nodes.
+func (d *dmda) penalty(t *Task, w *machine.Worker) float64 {
+	if !d.dataAware {
+		return 0
+	}
+	if !d.sharedNodes {
+		return d.v.ExpectedTransferUS(t, w)
+	}
+	n := w.Node
+	if d.penPush[n] == d.npush {
+		return d.penUS[n] // ExpectedTransferUS depends on w's node only
+	}
+	pen := d.v.ExpectedTransferUS(t, w)
+	d.penUS[n], d.penPush[n] = pen, d.npush
+	return pen
+}
+
+// chooseGrouped makes Push's choice with one candidate per group of
+// workers: a run of consecutive workers on one node with one model entry
+// for t (the CPU cores on RAM) shares t's length and penalty, so the
+// fitness, monotone in the expected end (α, γ·idle power >= 0), is least
+// at the group's least end. It chooses the worker Push's scan of every
+// candidate chooses: the first of least fitness, checking, in the group
+// of the least, the workers before its least end, whose fitness may round
+// to the same. ok is false (Push then scans every candidate) when an
+// expected end or bound is not finite.
+func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) {
+	now := d.v.NowUS()
+	ws := d.v.Workers()
+	stats := *t.stats
+	groups := d.groups[:0]
+	endMin, eMax := math.Inf(1), math.Inf(-1)
+	for i := 0; i < len(ws); {
+		k := stats[ws[i].ID]
+		if k == nil {
+			i++
+			continue
+		}
+		node := ws[i].Node
+		pen := d.penalty(t, ws[i])
+		length := k.MeanUS
+		g := dmGroup{first: i, best: i, end: math.Inf(1), pen: pen, length: length}
+		for ; i < len(ws) && ws[i].Node == node && stats[ws[i].ID] == k; i++ {
+			st := d.w[ws[i].ID]
+			start := max(st.expStart, now)
+			prev := st.expLen
+			end := expectedEnd(start, prev, length, now, pen, d.dataAware)
+			if end < g.end {
+				g.best, g.end = i, end
+			}
+			endMin = min(endMin, end)
+			eMax = max(eMax, start+prev)
+		}
+		groups = append(groups, g)
+	}
+	d.groups = groups
+	if len(groups) == 0 || math.IsInf(endMin, 0) || math.IsNaN(endMin) || math.IsInf(eMax, 0) || math.IsNaN(eMax) {
+		return nil, 0, false
+	}
+	wt := dmWeights{d.alpha, d.beta, d.gamma, d.idlePowerW, d.dataAware}
+	best, bestF := -1, math.Inf(1)
+	for i := range groups {
+		g := &groups[i]
+		if math.IsInf(g.end, 0) {
+			return nil, 0, false
+		}
+		g.fitness = fitness(&dmCand{end: g.end, pen: g.pen}, endMin, eMax, wt)
+		if g.fitness < bestF {
+			best, bestF = i, g.fitness
+		}
+	}
+	if best < 0 {
+		return nil, 0, false
+	}
+	g := &groups[best]
+	for i := g.first; i < g.best; i++ {
+		st := d.w[ws[i].ID]
+		start := max(st.expStart, now)
+		c := dmCand{end: expectedEnd(start, st.expLen, g.length, now, g.pen, d.dataAware), pen: g.pen}
+		if fitness(&c, endMin, eMax, wt) == bestF {
+			return ws[i], g.pen, true
+		}
+	}
+	return ws[g.best], g.pen, true
+}
+
+// dmGroup is chooseGrouped's candidate for the workers ws[first:] it
+// groups: best is the first of least expected end (µs), the others' terms
+// are shared.
+type dmGroup struct {
+	first, best               int
+	end, pen, length, fitness float64
 }
 
 func (d *dmda) Pop(w *machine.Worker) *Task {
