@@ -53,6 +53,15 @@ func (e *Engine) NowS() float64 { return e.nowS }
 // EventsRun is the number of events executed so far.
 func (e *Engine) EventsRun() uint64 { return e.nrun }
 
+// RunInline counts one event run inside the current one: a caller that
+// coalesces events posted back to back for one time (consecutive sequence
+// numbers, so nothing could run between them) into one runs the others
+// inline and counts them, so EventsRun is the same as without coalescing.
+func (e *Engine) RunInline() { e.nrun++ }
+
+// Halted reports whether Halt was called during the current Run.
+func (e *Engine) Halted() bool { return e.halted }
+
 // Pending is the number of queued events.
 func (e *Engine) Pending() int {
 	n := len(e.queue) + len(e.fifo) - e.head

@@ -138,8 +138,12 @@ type Simulator struct {
 	chk         *checker // with Options.Check
 	writeBacks  int      // evictions of a sole valid copy, written home first
 	seq         uint64
-	reqs        []*request // every request made, by idx
-	freeReqs    []*request // finished requests, for newRequest to reuse
+	// wakeIDs[wakeHead:] are the workers whose pops wake events will
+	// run, in order (wakeIdle).
+	wakeIDs  []int32
+	wakeHead int
+	reqs     []*request // every request made, by idx
+	freeReqs []*request // finished requests, for newRequest to reuse
 
 	// The dependency graph, fixed before the run (sequential consistency
 	// depends only on submission order): task i's successors are
@@ -156,7 +160,7 @@ type Simulator struct {
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
-	arrivedCall, progressCall                                     func(int)
+	arrivedCall, progressCall, wakeCall                           func(int)
 	sendCall, sentCall                                            func(int)
 }
 
@@ -245,6 +249,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.submitCall = s.submit
 	s.pushCall = s.push
 	s.popCall = func(wid int) { s.workerPop(s.workers[wid]) }
+	s.wakeCall = s.wake
 	s.readyCall = func(id int) { t := &s.tasks[id]; s.inputsReady(t.worker, t) }
 	s.queuedCall = func(id int) { t := &s.tasks[id]; s.deviceQueued(t.worker, t) }
 	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
