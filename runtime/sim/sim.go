@@ -33,7 +33,7 @@ type worker struct {
 	stateAt      float64      // when waitS was last brought up to date
 	perKernel    []int        // tasks run, by Simulator.kernelNames index
 	intervals    [][2]float64 // kernel [start, end), with SampleIntervalS only
-	state        string       // last state reported to the observer
+	state        workerState  // last state reported to the observer
 	stateTask    *TaskState
 	fetchingTask *TaskState // the task whose inputs are being fetched
 	ntasks       int

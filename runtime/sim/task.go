@@ -337,20 +337,36 @@ func (s *Simulator) durationS(t *TaskState, w *worker) float64 {
 
 // updateState reports w's state to the observer when it changed: executing
 // a kernel, else fetching the inputs of a popped task, else idle.
+// The change is told by a state code: an idle worker's pops, most of a run
+// on many cores, each find it unchanged, where comparing the names costs a
+// call.
 func (s *Simulator) updateState(w *worker) {
-	state, task := "Idle", (*TaskState)(nil)
+	code, task := stateIdle, (*TaskState)(nil)
 	switch {
 	case w.running != nil:
-		state, task = "Executing", w.running
+		code, task = stateExecuting, w.running
 	case w.held > 0:
-		state, task = "FetchingInput", w.fetchingTask
+		code, task = stateFetching, w.fetchingTask
 	}
-	if state == w.state && task == w.stateTask {
+	if code == w.state && task == w.stateTask {
 		return
 	}
-	w.state, w.stateTask = state, task
-	s.obs.WorkerState(s.eng.NowS(), &w.Worker, state, task)
+	w.state, w.stateTask = code, task
+	s.obs.WorkerState(s.eng.NowS(), &w.Worker, stateNames[code], task)
 }
+
+// workerState is a worker's state as updateState reports it (0: none
+// reported yet).
+type workerState uint8
+
+const (
+	stateIdle workerState = 1 + iota
+	stateExecuting
+	stateFetching
+)
+
+// stateNames are the states' names, as observers get them.
+var stateNames = [...]string{stateIdle: "Idle", stateExecuting: "Executing", stateFetching: "FetchingInput"}
 
 // accountWait adds the time since the last state change to w's waiting time
 // if w was holding tasks with none running.
