@@ -23,6 +23,17 @@ type Model struct {
 	pitch       [][][]machine.PitchModel
 	routeLatS   [][]float64
 	routeMinBps [][]float64
+	// pair[src*len(nodes)+dst] is what PredictUS and FetchUS read of a
+	// direction, flat: they are asked at every push, for every node.
+	pair []pairCost
+}
+
+// pairCost is a direction's prediction terms: PredictUS's latency in µs
+// (LatencyS·1e6), bandwidth and factor (1 without the StarPU factor), and
+// whether a route joins the nodes.
+type pairCost struct {
+	latUS, bandwidthBps, factor float64
+	direct                      bool
 }
 
 // New makes the cost model of m over nodes (memory node names, RAM first)
@@ -74,6 +85,17 @@ func New(m *machine.Machine, nodes []string, ngpus int, starpuFactor bool) *Mode
 		}
 	}
 	c.busGPUs = BusGPUs(m.Routes, nodes, ngpus)
+	c.pair = make([]pairCost, n*n)
+	for i := range nodes {
+		for j := range nodes {
+			p := c.predict[i][j]
+			factor := 1.0
+			if c.factor {
+				factor = 2 * float64(c.busGPUs[i][j])
+			}
+			c.pair[i*n+j] = pairCost{latUS: p.LatencyS * 1e6, bandwidthBps: p.BandwidthBps, factor: factor, direct: c.direct[i][j]}
+		}
+	}
 	return c
 }
 
@@ -86,15 +108,16 @@ func (c *Model) Direct(src, dst int) bool { return c.direct[src][dst] }
 // second term multiplied by 2 × the bus's GPU count (BusGPUs) when the
 // StarPU factor is on. 0 without a prediction.
 func (c *Model) PredictUS(src, dst int, size int64) float64 {
-	p := c.predict[src][dst]
-	if !(p.BandwidthBps > 0) {
+	return c.pair[src*len(c.nodes)+dst].predictUS(size)
+}
+
+// predictUS is PredictUS of the pair's direction (the same operations:
+// the factor 1 multiplies exactly).
+func (p *pairCost) predictUS(size int64) float64 {
+	if !(p.bandwidthBps > 0) {
 		return 0
 	}
-	factor := 1.0
-	if c.factor {
-		factor = 2 * float64(c.busGPUs[src][dst])
-	}
-	return p.LatencyS*1e6 + float64(size)/p.BandwidthBps*1e6*factor
+	return p.latUS + float64(size)/p.bandwidthBps*1e6*p.factor
 }
 
 // FetchUS predicts the time to bring size bytes, valid on the nodes of the
@@ -103,12 +126,13 @@ func (c *Model) PredictUS(src, dst int, size int64) float64 {
 // the path through RAM; 0 when no source is valid.
 func (c *Model) FetchUS(ready uint64, dst int, size int64) float64 {
 	best := math.Inf(1)
+	nn := len(c.nodes)
 	for set := ready &^ (1 << uint(dst)); set != 0; set &= set - 1 {
 		n := bits.TrailingZeros64(set)
-		if c.direct[n][dst] {
-			best = min(best, c.PredictUS(n, dst, size))
+		if p := &c.pair[n*nn+dst]; p.direct {
+			best = min(best, p.predictUS(size))
 		} else {
-			best = min(best, c.PredictUS(n, 0, size)+c.PredictUS(0, dst, size))
+			best = min(best, c.pair[n*nn].predictUS(size)+c.pair[dst].predictUS(size))
 		}
 	}
 	if math.IsInf(best, 1) {
