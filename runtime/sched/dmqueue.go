@@ -110,6 +110,7 @@ func newDMEntry(t *Task) dmEntry {
 	e := dmEntry{t: t, prio: int(t.prio), nb: -1}
 	if len(t.bufs) <= len(e.h) {
 		e.nb = int8(len(t.bufs))
+		e.h = [3]*memory.Handle{&noData, &noData, &noData}
 		for k, b := range t.bufs {
 			e.h[k] = b.H
 			if b.Mode&graph.R != 0 {
@@ -120,18 +121,18 @@ func newDMEntry(t *Task) dmEntry {
 	return e
 }
 
-// nonReadyBytes is the view's NonReadyBytes of e's task on node (bit set
-// 1<<node), from the entry's copies.
-func (e *dmEntry) nonReadyBytes(node int) (nonReady, nonLoading, nonAllocated int64) {
-	if e.nb < 0 {
-		return memory.NonReadyBytes(e.t.bufs, node)
-	}
-	bit := uint64(1) << uint(node)
-	for k, h := range e.h[:e.nb] {
-		r, l, a := h.NonReady(e.reads>>k&1 != 0, bit)
-		nonReady, nonLoading, nonAllocated = nonReady+r, nonLoading+l, nonAllocated+a
-	}
-	return
+// noData fills an entry's unused buffer slots: of size 0, it adds nothing
+// to the bytes not ready, so the scans sum three slots without a loop.
+var noData memory.Handle
+
+// nonReadyBytes is the view's NonReadyBytes of e's task on the node of
+// bit (1<<node), from the entry's copies (e.nb >= 0). Integer sums: their
+// order does not matter.
+func (e *dmEntry) nonReadyBytes(bit uint64) (nonReady, nonLoading, nonAllocated int64) {
+	r0, l0, a0 := e.h[0].NonReady(e.reads&1 != 0, bit)
+	r1, l1, a1 := e.h[1].NonReady(e.reads&2 != 0, bit)
+	r2, l2, a2 := e.h[2].NonReady(e.reads&4 != 0, bit)
+	return r0 + r1 + r2, l0 + l1 + l2, a0 + a1 + a2
 }
 
 // level returns the index of the level t goes to, creating it if needed:
@@ -177,12 +178,18 @@ func (d *dmda) queuedBefore(st *dmWorker, t *Task) (us float64, after bool) {
 func (d *dmda) readyIndex(q []dmEntry, w *machine.Worker) int {
 	best := 0
 	var b [3]int64
+	bit := uint64(1) << uint(w.Node)
 	for i := range q {
 		e := &q[i]
 		if e.prio < q[0].prio {
 			break
 		}
-		nr, nl, na := e.nonReadyBytes(w.Node)
+		var nr, nl, na int64
+		if e.nb >= 0 {
+			nr, nl, na = e.nonReadyBytes(bit)
+		} else {
+			nr, nl, na = memory.NonReadyBytes(e.t.bufs, w.Node)
+		}
 		if i == 0 || nr < b[0] || (nr == b[0] && (nl < b[1] || (nl == b[1] && na < b[2]))) {
 			best, b = i, [3]int64{nr, nl, na}
 		}
