@@ -66,6 +66,7 @@ type runFlags struct {
 	noTransferFactor       bool
 	noHiddenHoles          bool
 	noPrioClamp            bool
+	driverLoop             bool
 	syrkPrioGEMM           bool
 	explain                string
 	explainTask            int
@@ -183,6 +184,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
 	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")
 	fs.BoolVar(&f.noPrioClamp, "no-starpu-prio-clamp", false, "keep task priorities outside the scheduler's range (StarPU clamps them at submission: dmda's and dmdar's 0..0 makes them all 0)")
+	fs.BoolVar(&f.driverLoop, "starpu-driver-loop", false, "time each GPU driver's work as StarPU's CUDA driver loop orders it (docs/fidelity.md; off until the peer grid agrees better with it)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to `FILE`, - for stderr")
 	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only the decisions of task `ID` (its submission index; -1: all)")
@@ -337,6 +339,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUTransferFactor = !f.noTransferFactor
 	opts.StarPUHiddenHoles = !f.noHiddenHoles
 	opts.StarPUPrioClamp = !f.noPrioClamp
+	opts.StarPUDriverLoop = f.driverLoop
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
 	opts.Durations = cost.Durations(f.durations)
 	if f.explainTask >= len(g.Tasks) {
