@@ -161,12 +161,12 @@ func (s *Simulator) wakeDriver(n int) {
 	}
 	node.progressPosted = true
 	now := s.eng.NowS()
-	at := now + progressDelayS
+	delayS := progressDelayS
 	if s.opts.StarPUDriverLoop {
-		at = max(now, node.issueFreeS) + progressDelayS - passLeadS
+		delayS = max(now, node.issueFreeS) + progressDelayS - passLeadS - now
 	}
-	node.progressAtS = at
-	s.eng.Post(at-now, s.progressCall, n)
+	node.progressAtS = now + delayS
+	s.eng.Post(delayS, s.progressCall, n)
 }
 
 // passLeadS orders a pass before the pushes due the same instant
