@@ -407,7 +407,13 @@ func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 		s.workerPop(w)
 	}
 	s.nodes[w.Node].memoryFreed(s)
-	s.tidy(w.Node)
+	switch {
+	case !s.opts.StarPUDriverLoop:
+		s.tidy(w.Node)
+	case w.Kind == machine.GPUWorker:
+		// Something done: the driver's loop makes progress (and tidies).
+		s.wakeDriver(w.Node)
+	}
 	if w.Kind == machine.GPUWorker && t.syncGPU {
 		s.resumeDriver(w.Node)
 	}

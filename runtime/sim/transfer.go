@@ -178,8 +178,17 @@ const passLeadS = 1e-10
 // peer in node order, fetches first, then prefetches, then idle requests
 // if none of the group's issued requests is pending; then the outgoing
 // ones, per peer, the same way. Running out of memory ends a group's pass.
+//
+// With Options.StarPUDriverLoop the pass first tidies the node
+// (starpu_memchunk_tidy, which ____starpu_datawizard_progress calls
+// before it pushes requests), rather than the kernel's end: the idle
+// copies home it queues are not yet requested while the driver pushes the
+// tasks that end released, and the pass issues them itself.
 func (s *Simulator) progress(n int) {
 	node := s.nodes[n]
+	if s.opts.StarPUDriverLoop && !node.driverStalled {
+		s.tidy(n) // (the pass is still posted: its requests wake no other)
+	}
 	node.progressPosted = false
 	if node.driverStalled {
 		return
