@@ -293,6 +293,25 @@ var testPrio = map[string]graph.PrioRange{
 	"heteroprio": {Min: 0, Max: 99}, "pheft": {Min: 0, Max: 1},
 }
 
+// SYRKPrioGEMM gives SYRK StarPU 1.4.99's priority, 2nb-2k-n, under an
+// unbounded range, and changes nothing else.
+func TestCholeskySYRKPrioGEMM(t *testing.T) {
+	const nb = 6
+	for _, prio := range []graph.PrioRange{graph.UnboundedPrio, {}} {
+		base := mustGraph(t, "cholesky", Options{N: nb * 960, Block: 960, Prio: prio})
+		g := mustGraph(t, "cholesky", Options{N: nb * 960, Block: 960, Prio: prio, SYRKPrioGEMM: true})
+		require.Len(t, g.Tasks, len(base.Tasks))
+		for i, task := range g.Tasks {
+			k, _, n := cholIndices(t, g, task)
+			want := base.Tasks[i].Priority
+			if task.Name == "SYRK" && prio.Unbounded() {
+				want = 2*nb - 2*k - n
+			}
+			require.Equal(t, want, task.Priority, "%s k=%d n=%d", task.Name, k, n)
+		}
+	}
+}
+
 // Priorities per scheduler family, for every task of a mid-size Cholesky.
 func TestCholeskyPriorities(t *testing.T) {
 	const nb = 6

@@ -104,6 +104,9 @@ func TestPeerGridFidelity(t *testing.T) {
 	}
 	rows := readPeerGrid(t)
 	require.NotEmpty(t, rows)
+	// STARSIM_PEERGRID_ARGS adds run flags (space-separated) to every row
+	// and only reports: how an option off by default would do.
+	extra := strings.Fields(os.Getenv("STARSIM_PEERGRID_ARGS"))
 	var errs []float64
 	for _, r := range rows {
 		args := []string{"run", "--starpu", samplingDir, "--host", r.host, "--app", r.app, "--sched", r.sched,
@@ -111,7 +114,7 @@ func TestPeerGridFidelity(t *testing.T) {
 		if r.gpus > 0 {
 			args = append(args, "--gpus", strconv.Itoa(r.gpus))
 		}
-		res, _ := runJSONOf(t, args...)
+		res, _ := runJSONOf(t, append(args, extra...)...)
 		e := (res.GFlops - r.gflops) / r.gflops * 100
 		errs = append(errs, math.Abs(e))
 		tol := peerGridTolPct
@@ -119,7 +122,9 @@ func TestPeerGridFidelity(t *testing.T) {
 			tol = k
 		}
 		t.Logf("%-44s peer %8.1f  starsim %8.1f  %+6.2f %%", r.key(), r.gflops, res.GFlops, e)
-		assert.LessOrEqual(t, math.Abs(e), tol, "%s: starsim %.1f GFlop/s, the peer %.1f", r.key(), res.GFlops, r.gflops)
+		if len(extra) == 0 {
+			assert.LessOrEqual(t, math.Abs(e), tol, "%s: starsim %.1f GFlop/s, the peer %.1f", r.key(), res.GFlops, r.gflops)
+		}
 	}
 	sort.Float64s(errs)
 	med := errs[len(errs)/2]
@@ -127,5 +132,7 @@ func TestPeerGridFidelity(t *testing.T) {
 		med = (errs[len(errs)/2-1] + errs[len(errs)/2]) / 2
 	}
 	t.Logf("%d rows, median |error| %.2f %%, max %.2f %%", len(errs), med, errs[len(errs)-1])
-	assert.LessOrEqual(t, med, peerGridMedianPct, "median |error|")
+	if len(extra) == 0 {
+		assert.LessOrEqual(t, med, peerGridMedianPct, "median |error|")
+	}
 }

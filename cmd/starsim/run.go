@@ -66,6 +66,8 @@ type runFlags struct {
 	noTransferFactor       bool
 	noHiddenHoles          bool
 	noPrioClamp            bool
+	driverLoop             bool
+	syrkPrioGEMM           bool
 	explain                string
 	explainTask            int
 	sampleS                float64
@@ -100,6 +102,7 @@ func runCmd(cmdline string) *cobra.Command {
 		fs.IntVar(&f.block, "block", 960, "tile size `B` (N must be a multiple)")
 		fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
 		fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
+		fs.BoolVar(&f.syrkPrioGEMM, "starpu-1499-syrk-prio", false, "give Cholesky's SYRK tasks StarPU 1.4.99's priority (2nb-2k-n, its GEMM formula; the peer's revision) instead of 1.4 releases' (2nb-2k-2n)")
 		fs.IntVar(&f.ib, "ib", 0, "QR's inner block size `IB` (the rows of its T tiles; default Chameleon's, 48)")
 		fs.StringVar(&f.dag, "dag", "", "run the task graph of `FILE` instead of a built-in application: starsim's JSON format, DOT (DAGGEN, SimGrid) or WfCommons' WfFormat")
 		fs.StringVar(&f.dagRate, "dag-rate", "", "with --dag: derive durations from the tasks' flops where the file gives none, per arch or kind (`ARCH=FLOPS,...`: cpu=2e10,cuda=7e12)")
@@ -181,6 +184,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
 	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")
 	fs.BoolVar(&f.noPrioClamp, "no-starpu-prio-clamp", false, "keep task priorities outside the scheduler's range (StarPU clamps them at submission: dmda's and dmdar's 0..0 makes them all 0)")
+	fs.BoolVar(&f.driverLoop, "starpu-driver-loop", false, "time each GPU driver's work as StarPU's CUDA driver loop orders it (docs/fidelity.md; off until the peer grid agrees better with it)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to `FILE`, - for stderr")
 	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only the decisions of task `ID` (its submission index; -1: all)")
@@ -272,7 +276,7 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*sim.Result, error) {
 	if !ok {
 		return nil, flagError("sched", f.sched, "unknown scheduler (known: %s)", strings.Join(sched.Names(), ", "))
 	}
-	o := models.Options{N: f.n, Block: f.block, Precision: prec, Prio: prio, NoPrio: f.noPrio, InnerBlock: f.ib}
+	o := models.Options{N: f.n, Block: f.block, Precision: prec, Prio: prio, NoPrio: f.noPrio, InnerBlock: f.ib, SYRKPrioGEMM: f.syrkPrioGEMM}
 	graph := make(chan built, 1)
 	go func() {
 		g, err := models.New(f.app, o)
@@ -335,6 +339,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUTransferFactor = !f.noTransferFactor
 	opts.StarPUHiddenHoles = !f.noHiddenHoles
 	opts.StarPUPrioClamp = !f.noPrioClamp
+	opts.StarPUDriverLoop = f.driverLoop
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
 	opts.Durations = cost.Durations(f.durations)
 	if f.explainTask >= len(g.Tasks) {

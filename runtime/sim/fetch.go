@@ -299,30 +299,57 @@ func (n *memNode) memoryFreed(s *Simulator) {
 	}
 }
 
-// wontUse records starpu_data_wont_use: once after (the last task
-// submitted before it that writes h) has ended, h's copies are evicted
-// first.
-// wontUse records starpu_data_wont_use: once after (the last task
-// submitted before it that writes h; -1: none) has ended, h's copies are
-// evicted first.
-func (s *Simulator) wontUse(h *memory.Handle, after int32) {
+// wontUse records starpu_data_wont_use, called by the application thread
+// (its clock *freeS) right after it submitted a task: once after (the last
+// task submitted before it that writes h; -1: none) has ended, h's copies
+// are evicted first. With Options.StarPUDriverLoop the call costs what it
+// costs StarPU: an acquisition of h by a callback
+// (starpu_data_acquire_on_node_cb_sequential_consistency: a pre-sync task
+// without codelet, depending on the last writer), whose submission costs
+// the thread the submit cost, and whose callback runs on the thread that
+// ends the last writer (runWontUse).
+func (s *Simulator) wontUse(h *memory.Handle, after int32, freeS *float64) {
 	w := &s.hwont[h.ID()]
 	w.after, w.armed = after, true
+	if s.opts.StarPUDriverLoop {
+		*freeS = max(*freeS, s.eng.NowS()) + s.m.Costs.TaskSubmitS
+	}
 	if after < 0 || s.tasks[after].done {
-		s.applyWontUse(h)
+		s.runWontUse(h, freeS)
 	}
 }
 
-func (s *Simulator) wontUseDone(h *memory.Handle, t *TaskState) {
+// wontUseDone: t has ended on the thread whose clock is *freeS; if it is
+// the writer a wont_use of h waits for, that thread runs the wont_use.
+func (s *Simulator) wontUseDone(h *memory.Handle, t *TaskState, freeS *float64) {
 	if w := &s.hwont[h.ID()]; w.armed && int(w.after) == t.ID() {
-		s.applyWontUse(h)
+		s.runWontUse(h, freeS)
 	}
+}
+
+// runWontUse applies a wont_use of h on the thread whose clock is *freeS.
+// With Options.StarPUDriverLoop, as StarPU does once h's last writer has
+// ended (after the tasks that writer released), the thread pushes the
+// pre-sync task (the push cost; without codelet, it ends at once) and runs
+// its callback, _starpu_data_wont_use (src/datawizard/user_interactions.c),
+// which releases the acquisition, submitting and pushing the post-sync
+// task (the submit and push costs), then queues the idle copy home: the
+// peer's paje.trace shows these 3 µs on the driver thread before its pass.
+func (s *Simulator) runWontUse(h *memory.Handle, freeS *float64) {
+	s.hwont[h.ID()].armed = false
+	if !s.opts.StarPUDriverLoop {
+		s.applyWontUse(h)
+		return
+	}
+	now := s.eng.NowS()
+	c := s.m.Costs
+	*freeS = max(*freeS, now) + c.TaskPushS + c.TaskSubmitS + c.TaskPushS
+	s.eng.Post(*freeS-now, s.wontUseCall, h.ID())
 }
 
 // applyWontUse marks h's device copies evict-first and, as StarPU does,
 // queues an idle-level copy home so that a later eviction is clean.
 func (s *Simulator) applyWontUse(h *memory.Handle) {
-	s.hwont[h.ID()].armed = false
 	s.mem.WontUse(h)
 	if h.Rep(0).State() == memory.Invalid && !s.opts.NoWontUseWriteBack {
 		s.fetch(h, 0, memory.Idle, 0, waiter{})

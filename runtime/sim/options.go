@@ -59,6 +59,17 @@ type Options struct {
 	// NoTidy disables StarPU's background write-backs that keep 5-10 % of
 	// the device copies clean.
 	NoTidy bool
+	// StarPUDriverLoop times a GPU driver's work as StarPU's CUDA driver
+	// loop orders it (src/drivers/cuda/driver_cuda.c,
+	// _starpu_cuda_driver_run_once: a kernel's end is handled, the tasks
+	// it released pushed and their callbacks run, before the pass over the
+	// node's requests, __starpu_datawizard_progress): the pass waits for
+	// the driver's thread (wakeDriver), a wont_use costs its callback's
+	// submit and push costs on the thread that runs it (runWontUse), and
+	// the memchunk tidy runs in the pass (progress). Found event by event
+	// against the peer (docs/fidelity.md); off by default until the grid
+	// as a whole agrees better with it.
+	StarPUDriverLoop bool
 	// NoDriverStall lets a GPU's data requests progress while its driver
 	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as
 	// in StarPU, the requests that driver handles (copies into its GPU, and

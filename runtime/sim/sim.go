@@ -160,7 +160,7 @@ type Simulator struct {
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
-	arrivedCall, progressCall, wakeCall                           func(int)
+	arrivedCall, progressCall, wakeCall, wontUseCall              func(int)
 	sendCall, sentCall                                            func(int)
 }
 
@@ -254,6 +254,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.queuedCall = func(id int) { t := &s.tasks[id]; s.deviceQueued(t.worker, t) }
 	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
+	s.wontUseCall = func(hid int) { s.applyWontUse(s.mem.Handle(hid)) }
 	s.sched = sc
 	weights := sched.DefaultDMWeights
 	if opts.DMWeights != nil {

@@ -18,22 +18,34 @@ func (s *Simulator) submit(i int) {
 	}
 	t := &s.tasks[i]
 	t.submitS = s.eng.NowS()
-	if t.wontUse { // (without reading spec, a cache miss per task)
-		for _, hid := range t.Spec().WontUse {
-			s.wontUse(s.mem.Handle(hid), s.wontUseAfter[s.wuNext])
-			s.wuNext++
-		}
+	// (t.wontUse: without reading spec, a cache miss per task.)
+	loop := s.opts.StarPUDriverLoop
+	if t.wontUse && !loop {
+		s.submitWontUse(t)
 	}
 	// The submitting thread pays the submit cost, then, for a task with
-	// nothing to wait for, the push cost, before it submits the next
-	// (_starpu_submit_job, then _starpu_push_task).
+	// nothing to wait for, the push cost, then (with StarPUDriverLoop) the
+	// wont_use calls the application makes after it, before it submits
+	// the next (_starpu_submit_job, then _starpu_push_task).
 	s.pushFreeS = max(s.pushFreeS, s.eng.NowS()) + s.m.Costs.TaskSubmitS
 	s.npending[i]--
 	if s.npending[i] == 0 {
 		s.release(i, &s.pushFreeS, nil)
 	}
+	if t.wontUse && loop {
+		s.submitWontUse(t)
+	}
 	if i+1 < len(s.tasks) {
 		s.eng.Post(s.pushFreeS-s.eng.NowS(), s.submitCall, i+1)
+	}
+}
+
+// submitWontUse makes the wont_use calls the application makes right
+// after submitting t.
+func (s *Simulator) submitWontUse(t *TaskState) {
+	for _, hid := range t.Spec().WontUse {
+		s.wontUse(s.mem.Handle(hid), s.wontUseAfter[s.wuNext], &s.pushFreeS)
+		s.wuNext++
 	}
 }
 
@@ -439,7 +451,7 @@ func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 		}
 	}
 	for _, b := range t.Buffers() {
-		s.wontUseDone(b.H, t)
+		s.wontUseDone(b.H, t, s.threadClock(w))
 	}
 	s.startKernel(w)
 	s.updateState(w)
@@ -448,7 +460,13 @@ func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 		s.workerPop(w)
 	}
 	s.nodes[w.Node].memoryFreed(s)
-	s.tidy(w.Node)
+	switch {
+	case !s.opts.StarPUDriverLoop:
+		s.tidy(w.Node)
+	case w.Kind == machine.GPUWorker:
+		// Something done: the driver's loop makes progress (and tidies).
+		s.wakeDriver(w.Node)
+	}
 	if w.Kind == machine.GPUWorker && t.syncGPU {
 		s.resumeDriver(w.Node)
 	}

@@ -144,23 +144,51 @@ func (s *Simulator) kick(d *direction) { s.wakeDriver(d.handler) }
 
 // wakeDriver posts one progress pass of node n's driver, progressDelayS
 // from now (passes asked for meanwhile are the same pass).
+//
+// With Options.StarPUDriverLoop the pass is the driver thread's, as in
+// StarPU's CUDA driver loop: it comes progressDelayS after the thread is
+// free (after it has pushed the tasks its kernel's end released and run
+// their callbacks, or issued its copies: issueFreeS), so that a request
+// posted meanwhile waits for it while another node's idle driver may
+// issue first; and a pass due at the instant a push completes runs
+// before that push: the pass takes its request lists when it starts
+// (__starpu_handle_node_data_requests), and the request the push posts
+// at the end of its 1 µs waits for the next pass.
 func (s *Simulator) wakeDriver(n int) {
 	node := s.nodes[n]
 	if node.progressPosted || node.driverStalled {
 		return
 	}
 	node.progressPosted = true
-	node.progressAtS = s.eng.NowS() + progressDelayS
-	s.eng.Post(progressDelayS, s.progressCall, n)
+	now := s.eng.NowS()
+	delayS := progressDelayS
+	if s.opts.StarPUDriverLoop {
+		delayS = max(now, node.issueFreeS) + progressDelayS - passLeadS - now
+	}
+	node.progressAtS = now + delayS
+	s.eng.Post(delayS, s.progressCall, n)
 }
+
+// passLeadS orders a pass before the pushes due the same instant
+// (simulated s; far below any cost, far above rounding).
+const passLeadS = 1e-10
 
 // progress is a pass of node n's driver over the requests it handles
 // (StarPU's ___starpu_datawizard_progress): the incoming ones, peer by
 // peer in node order, fetches first, then prefetches, then idle requests
 // if none of the group's issued requests is pending; then the outgoing
 // ones, per peer, the same way. Running out of memory ends a group's pass.
+//
+// With Options.StarPUDriverLoop the pass first tidies the node
+// (starpu_memchunk_tidy, which ____starpu_datawizard_progress calls
+// before it pushes requests), rather than the kernel's end: the idle
+// copies home it queues are not yet requested while the driver pushes the
+// tasks that end released, and the pass issues them itself.
 func (s *Simulator) progress(n int) {
 	node := s.nodes[n]
+	if s.opts.StarPUDriverLoop && !node.driverStalled {
+		s.tidy(n) // (the pass is still posted: its requests wake no other)
+	}
 	node.progressPosted = false
 	if node.driverStalled {
 		return

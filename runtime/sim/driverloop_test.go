@@ -1,0 +1,34 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/starsim/starsim/calibrate"
+	"github.com/starsim/starsim/models"
+	"github.com/starsim/starsim/runtime/graph"
+	"github.com/starsim/starsim/runtime/sim"
+)
+
+// TestStarPUDriverLoop: with Options.StarPUDriverLoop a hybrid run keeps
+// every invariant --check verifies, is deterministic, and times the
+// drivers' work differently from the default.
+func TestStarPUDriverLoop(t *testing.T) {
+	cal := calibrate.Default()
+	g, err := models.New("cholesky", models.Options{N: 5760, Block: 960, Prio: graph.UnboundedPrio})
+	require.NoError(t, err)
+	run := func(loop bool) float64 {
+		o := sim.DefaultOptions()
+		o.Sched, o.Check, o.StarPUDriverLoop = "dmdas", true, loop
+		s, err := sim.New(cal.RuntimeMachine(), g, o)
+		require.NoError(t, err)
+		res, err := s.Run()
+		require.NoError(t, err)
+		return res.MakespanS
+	}
+	on := run(true)
+	assert.Equal(t, on, run(true), "deterministic")
+	assert.NotEqual(t, run(false), on)
+}
