@@ -95,8 +95,8 @@ func (s *Simulator) checkCopyDone(req *request) {
 		s.fail(fmt.Errorf("check: a copy of %s to %s completes without having been issued", req.h.Spec().Name, s.nodes[req.dst].Name))
 		return
 	}
-	if req.wb && req.version != req.h.Version() {
-		return // written meanwhile: the write-back left home invalid
+	if req.version != req.h.Version() {
+		return // written meanwhile: the copy left its destination invalid
 	}
 	*c.version(req.h, req.dst) = v
 }

@@ -382,11 +382,14 @@ func (s *Simulator) finish(req *request) {
 	d.bytes += float64(req.h.Size())
 	d.count++
 	h := req.h
+	// A task wrote the data since the copy was asked for: it carries a
+	// stale version and leaves its destination invalid.
+	stale := req.version != h.Version()
 	if req.wb {
 		// The device copy is freed by the write-back's waiter unless a
 		// task took it.
 		s.mem.WriteBackDone(h, req.src, req.dst, req.version)
-	} else {
+	} else if !stale {
 		s.mem.CopyDone(h, req.src, req.dst)
 	}
 	if s.chk != nil {
@@ -395,6 +398,11 @@ func (s *Simulator) finish(req *request) {
 	s.setIncoming(h, req.dst, nil)
 	s.nodes[req.dst].Changed()
 	for _, w := range req.waiters {
+		if stale && !req.wb && req.level != memory.Idle {
+			// A task waiting for the data: fetch the version now valid.
+			s.fetch(h, req.dst, req.level, req.prio, w)
+			continue
+		}
 		s.notify(w)
 	}
 	s.kick(d)
