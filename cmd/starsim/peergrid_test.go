@@ -31,24 +31,22 @@ const (
 // that takes them further fails, one that brings them in lets their
 // bound be lowered.
 var peerGridKnown = map[string]float64{
-	"attila cholesky dmdar ncpu=9 N=19200":        6.0,  // -4.77 %
-	"attila cholesky dmdar ncpu=9 N=9600":         9.0,  // +7.76 %
-	"attila cholesky dmdas ncpu=9 N=19200":        5.5,  // -4.15 %
-	"attila lu dmda ncpu=0 N=19200":               5.5,  // -4.18 %
-	"attila lu dmda ncpu=0 N=67200":               5.5,  // +4.39 %
-	"attila lu dmda ncpu=0 N=76800":               12.5, // +11.08 %
-	"attila+gpus4 cholesky dmda ncpu=0 N=28800":   5.5,  // +4.27 %
-	"attila+gpus4 cholesky dmda ncpu=0 N=38400":   4.5,  // +3.20 %
-	"attila+gpus4 cholesky dmdas ncpu=0 N=9600":   4.5,  // +3.23 %
-	"attila+gpus4 lu dmdar ncpu=0 N=9600":         14.5, // -13.13 %
-	"hannibal cholesky dmdar ncpu=0 N=19200":      4.5,  // -3.10 %
-	"hannibal cholesky dmdas ncpu=0 N=9600":       5.0,  // -3.70 %
-	"hannibal-pitch cholesky dmda ncpu=0 N=76800": 5.0,  // +3.56 %
-	"hannibal-pitch lu dmda ncpu=0 N=57600":       7.5,  // +6.32 %
-	"hannibal-pitch lu dmda ncpu=0 N=67200":       11.0, // +9.70 %
-	"mirage cholesky dmdas ncpu=9 N=9600":         14.0, // +12.52 %
-	"mirage lu dmda ncpu=0 N=19200":               5.0,  // +3.69 %
-	"mirage lu dmdas ncpu=9 N=19200":              4.5,  // -3.18 %
+	"attila cholesky dmdar ncpu=9 N=19200":      6.0,  // -4.77 %
+	"attila cholesky dmdar ncpu=9 N=9600":       9.0,  // +7.76 %
+	"attila cholesky dmdas ncpu=9 N=19200":      5.5,  // -4.15 %
+	"attila lu dmda ncpu=0 N=19200":             5.5,  // -4.18 %
+	"attila lu dmda ncpu=0 N=67200":             5.5,  // -4.73 %
+	"attila lu dmda ncpu=0 N=76800":             6.5,  // -5.33 %
+	"attila cholesky dmdas ncpu=0 N=76800":      4.0,  // -3.10 %
+	"attila+gpus4 cholesky dmda ncpu=0 N=28800": 5.5,  // +4.27 %
+	"attila+gpus4 cholesky dmda ncpu=0 N=76800": 4.0,  // -3.07 %
+	"attila+gpus4 cholesky dmdas ncpu=0 N=9600": 4.5,  // +3.23 %
+	"attila+gpus4 lu dmdar ncpu=0 N=9600":       14.5, // -13.13 %
+	"hannibal cholesky dmdar ncpu=0 N=19200":    4.5,  // -3.10 %
+	"hannibal cholesky dmdas ncpu=0 N=9600":     5.0,  // -3.70 %
+	"mirage cholesky dmdas ncpu=9 N=9600":       14.0, // +12.52 %
+	"mirage lu dmda ncpu=0 N=19200":             5.0,  // +3.69 %
+	"mirage lu dmdas ncpu=9 N=19200":            4.5,  // -3.18 %
 }
 
 type peerRow struct {

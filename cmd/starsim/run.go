@@ -66,6 +66,7 @@ type runFlags struct {
 	noTransferFactor       bool
 	noHiddenHoles          bool
 	noPrioClamp            bool
+	noPrefetchJoinLoss     bool
 	driverLoop             bool
 	syrkPrioGEMM           bool
 	explain                string
@@ -183,6 +184,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.check, "check", false, "verify the run's invariants: dependencies, one kernel at a time per worker, each task run once, memory within capacity, every read and the final data of the last written version, busy time within the makespan")
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
 	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")
+	fs.BoolVar(&f.noPrefetchJoinLoss, "no-starpu-prefetch-join-loss", false, "let every task prefetch protect its copy from eviction by other prefetches (StarPU loses the protection of a prefetch that finds the copy already being loaded for another task)")
 	fs.BoolVar(&f.noPrioClamp, "no-starpu-prio-clamp", false, "keep task priorities outside the scheduler's range (StarPU clamps them at submission: dmda's and dmdar's 0..0 makes them all 0)")
 	fs.BoolVar(&f.driverLoop, "starpu-driver-loop", false, "time each GPU driver's work as StarPU's CUDA driver loop orders it (docs/fidelity.md; off until the peer grid agrees better with it)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
@@ -339,6 +341,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUTransferFactor = !f.noTransferFactor
 	opts.StarPUHiddenHoles = !f.noHiddenHoles
 	opts.StarPUPrioClamp = !f.noPrioClamp
+	opts.StarPUPrefetchJoinLoss = !f.noPrefetchJoinLoss
 	opts.StarPUDriverLoop = f.driverLoop
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
 	opts.Durations = cost.Durations(f.durations)

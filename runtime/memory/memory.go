@@ -357,9 +357,15 @@ func (m *Memory) Unpin(h *Handle, n int) { h.reps[n].refs-- }
 // Protect counts a task prefetch pending on h's copy on n (prefetches do
 // not evict it); Unprotect its fetch. Relist then moves the copy to the
 // list its protection says, at its place in LRU order.
-func (m *Memory) Protect(h *Handle, n int)   { h.reps[n].protect++ }
-func (m *Memory) Unprotect(h *Handle, n int) { h.reps[n].protect-- }
-func (m *Memory) Relist(h *Handle, n int)    { m.Nodes[n].relist(&h.reps[n]) }
+func (m *Memory) Protect(h *Handle, n int) { h.reps[n].protect++ }
+func (m *Memory) Unprotect(h *Handle, n int) {
+	// Never below zero, as StarPU's fetch tail: a task whose prefetch did
+	// not count (Options.StarPUPrefetchJoinLoss) takes another's count.
+	if r := &h.reps[n]; r.protect > 0 {
+		r.protect--
+	}
+}
+func (m *Memory) Relist(h *Handle, n int) { m.Nodes[n].relist(&h.reps[n]) }
 
 // WontUse makes h's device copies the first evicted
 // (starpu_data_wont_use).

@@ -411,7 +411,14 @@ func (s *Simulator) prefetch(t *TaskState, w *worker) {
 	t.prefetchNode = int32(w.Node)
 	for _, b := range t.Buffers() {
 		h := b.H
-		s.mem.Protect(h, w.Node) // (evictable reads it: the list move may wait)
+		if req := s.incomingReq(h, w.Node); req != nil && b.Mode&graph.R != 0 && s.opts.StarPUPrefetchJoinLoss {
+			// A copy already on its way here for another task: t's own
+			// request queues behind, and counts only if the copy has
+			// landed when the driver reaches it (joinProtect).
+			s.queueJoin(req, t)
+		} else {
+			s.mem.Protect(h, w.Node) // (evictable reads it: the list move may wait)
+		}
 		if b.Mode&graph.R != 0 {
 			s.fetch(h, w.Node, memory.TaskPrefetch, t.Priority(), waiter{})
 		}

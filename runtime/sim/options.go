@@ -53,6 +53,18 @@ type Options struct {
 	// every priority becomes 0, LU's bottom-level priorities included. On
 	// by default (see DefaultOptions); only for the registry's schedulers.
 	StarPUPrioClamp bool
+	// StarPUPrefetchJoinLoss reproduces how StarPU 1.4 loses the eviction
+	// protection of a task prefetch that finds its copy already being
+	// loaded for another task: requests of different tasks are not merged
+	// (coherency.c, _starpu_search_existing_data_request), and the second
+	// one, handled while the first holds the replica's load_request, is
+	// cancelled without adding its task to the copy's nb_tasks_prefetch
+	// (data_request.c). The copy is then protected for the first task only,
+	// and each task's fetch still takes one count off (coherency.c,
+	// _starpu_fetch_task_input_tail, never below zero): under memory
+	// pressure, prefetches evict copies that queued tasks still need. On by
+	// default (see DefaultOptions).
+	StarPUPrefetchJoinLoss bool
 	// NoWontUseWriteBack skips the idle write-back home that StarPU queues
 	// on starpu_data_wont_use (the copies are still evicted first).
 	NoWontUseWriteBack bool
@@ -96,5 +108,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, ExplainTask: -1}
 }

@@ -48,6 +48,18 @@ type request struct {
 	waiters  []waiter
 	started  bool
 	wb       bool // eviction write-back
+	// join: not a copy but task's prefetch of a copy another request
+	// brings (Options.StarPUPrefetchJoinLoss): when the driver reaches
+	// it, it protects the copy if the copy has landed, else nothing
+	// (joinProtect).
+	join bool
+	task int32
+	// tried: the driver reached it and found no memory (StarPU's
+	// load_request is set: a prefetch joining it is lost).
+	tried bool
+	// queued: in its direction's queue once (not the second hop of a
+	// two-hop copy whose first is under way).
+	queued bool
 	// nwait counts the earlier copies this one's flow waits for; wake
 	// lists the later copies waiting for this one's flow.
 	nwait int
@@ -116,6 +128,7 @@ func before(a, b *request) bool {
 
 // insert keeps d.queue sorted by before.
 func (d *direction) insert(req *request) {
+	req.queued = true
 	i := sort.Search(len(d.queue), func(i int) bool { return before(req, d.queue[i]) })
 	d.queue = append(d.queue, nil)
 	copy(d.queue[i+1:], d.queue[i:])
@@ -232,8 +245,14 @@ func (s *Simulator) issue(d *direction, lvl memory.Level) bool {
 		if req.level > lvl || d.issued >= maxIssued(req.level) {
 			return true
 		}
+		if req.join {
+			d.queue = d.queue[1:]
+			s.joinProtect(req)
+			continue
+		}
 		costS, ok := s.reserve(req.h, req.dst, req.level)
 		if !ok {
+			req.tried = true
 			// Later requests are no more urgent: wait for memory.
 			s.nodes[req.dst].stalled = true
 			return false
@@ -419,6 +438,41 @@ func (s *Simulator) finish(req *request) {
 	clear(req.waiters)
 	req.waiters = req.waiters[:0]
 	s.freeReqs = append(s.freeReqs, req)
+}
+
+// queueJoin queues, behind loader on its direction, the request of a
+// task prefetch that finds the copy loader brings already under way.
+// StarPU does not merge prefetch requests of different tasks
+// (coherency.c, _starpu_search_existing_data_request): each waits its
+// turn in the request lists.
+func (s *Simulator) queueJoin(loader *request, t *TaskState) {
+	j := s.newRequest(loader.h, loader.src, loader.dst, memory.TaskPrefetch, t.Priority(), waiter{})
+	j.join, j.task = true, int32(t.ID())
+	d := s.dir(j.src, j.dst)
+	d.insert(j)
+	s.kick(d)
+}
+
+// joinProtect is the driver reaching a joined prefetch request: StarPU
+// (data_request.c, starpu_handle_data_request) finds the copy valid and
+// adds the task to its nb_tasks_prefetch, or finds another request
+// loading it and cancels this one, the task's protection lost with it.
+// It is lost too once the task has fetched its inputs (the fetch cancels
+// or takes over its prefetch requests: coherency.c).
+func (s *Simulator) joinProtect(j *request) {
+	h, n := j.h, j.dst
+	landed := func() bool {
+		r := h.Rep(n)
+		return r.State() != memory.Invalid && r.Allocated() && s.incomingReq(h, n) == nil
+	}
+	// Reached before the copy's own request (a higher priority): StarPU
+	// loads the copy for this one, which counts when the copy lands.
+	first := func() bool { l := s.incomingReq(h, n); return l != nil && l.queued && !l.started && !l.tried }
+	if s.tasks[j.task].prefetched && (landed() || first()) {
+		s.mem.Protect(h, n)
+		s.mem.Relist(h, n)
+	}
+	s.freeReqs = append(s.freeReqs, j)
 }
 
 // progressDelayS is how long a woken driver takes to reach its node's
