@@ -74,7 +74,11 @@ func (s *Simulator) fetch(h *memory.Handle, n int, lvl memory.Level, prio int, d
 		s.setIncoming(h, n, req)
 		s.fetch(h, 0, lvl, prio, after(func() {
 			req.src = 0
+			// Posted now: behind what was asked for meanwhile.
+			s.seq++
+			req.seq = s.seq
 			s.enqueue(req)
+			s.queueJoins(req)
 		}))
 		return
 	}
@@ -110,7 +114,7 @@ func (s *Simulator) newRequest(h *memory.Handle, src, dst int, lvl memory.Level,
 		s.reqs = append(s.reqs, req)
 	}
 	*req = request{idx: req.idx, h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.Version(),
-		waiters: req.waiters[:0], wake: req.wake[:0], syncs: req.syncs[:0]}
+		waiters: req.waiters[:0], wake: req.wake[:0], syncs: req.syncs[:0], joins: req.joins[:0]}
 	if !done.none() {
 		req.waiters = append(req.waiters, done)
 	}

@@ -60,6 +60,10 @@ type request struct {
 	// queued: in its direction's queue once (not the second hop of a
 	// two-hop copy whose first is under way).
 	queued bool
+	// joins are the tasks whose prefetch found this copy's second hop
+	// waiting for its first: their requests are queued behind it when
+	// the first hop lands (queueJoins).
+	joins []int32
 	// nwait counts the earlier copies this one's flow waits for; wake
 	// lists the later copies waiting for this one's flow.
 	nwait int
@@ -245,7 +249,7 @@ func (s *Simulator) issue(d *direction, lvl memory.Level) bool {
 		if req.level > lvl || d.issued >= maxIssued(req.level) {
 			return true
 		}
-		if req.join {
+		if req.join && !s.joinReloads(req) {
 			d.queue = d.queue[1:]
 			s.joinProtect(req)
 			continue
@@ -446,11 +450,30 @@ func (s *Simulator) finish(req *request) {
 // (coherency.c, _starpu_search_existing_data_request): each waits its
 // turn in the request lists.
 func (s *Simulator) queueJoin(loader *request, t *TaskState) {
+	if !loader.queued {
+		// The second hop of a two-hop copy: StarPU posts each task's
+		// second hop when its first completes, all at once, so they
+		// reach the driver together behind the copy's own.
+		loader.joins = append(loader.joins, int32(t.ID()))
+		return
+	}
 	j := s.newRequest(loader.h, loader.src, loader.dst, memory.TaskPrefetch, t.Priority(), waiter{})
 	j.join, j.task = true, int32(t.ID())
 	d := s.dir(j.src, j.dst)
 	d.insert(j)
 	s.kick(d)
+}
+
+// queueJoins queues the join requests held by req, the second hop of a
+// two-hop copy just queued. StarPU's first hops that found the first
+// one loading wait on it with callbacks run latest first
+// (data_request.c, _starpu_data_request_append_callback prepends), so the
+// latest request's second hop is posted first.
+func (s *Simulator) queueJoins(req *request) {
+	for i := len(req.joins) - 1; i >= 0; i-- {
+		s.queueJoin(req, &s.tasks[req.joins[i]])
+	}
+	req.joins = req.joins[:0]
 }
 
 // joinProtect is the driver reaching a joined prefetch request: StarPU
@@ -473,6 +496,30 @@ func (s *Simulator) joinProtect(j *request) {
 		s.mem.Relist(h, n)
 	}
 	s.freeReqs = append(s.freeReqs, j)
+}
+
+// joinReloads is the driver reaching a joined prefetch request whose copy
+// was evicted since it landed, none under way: StarPU's request is a copy
+// request of its own (data_request.c, starpu_handle_data_request), and
+// loads the data again for its task. j becomes that copy, protected for
+// its task, and reports true; false leaves it a join.
+func (s *Simulator) joinReloads(j *request) bool {
+	h, n := j.h, j.dst
+	if !s.tasks[j.task].prefetched || s.incomingReq(h, n) != nil {
+		return false
+	}
+	if r := h.Rep(n); r.State() != memory.Invalid && r.Allocated() {
+		return false
+	}
+	if h.Rep(j.src).State() == memory.Invalid {
+		return false
+	}
+	j.join = false
+	j.version = h.Version()
+	s.queuedBytes += float64(h.Size())
+	s.setIncoming(h, n, j)
+	s.mem.Protect(h, n)
+	return true
 }
 
 // progressDelayS is how long a woken driver takes to reach its node's
