@@ -312,6 +312,13 @@ func (m *Memory) SetState(h *Handle, n int, st State) {
 // copy the owner, every other copy invalid.
 func (m *Memory) Write(h *Handle, n int) {
 	h.version++
+	m.Own(h, n)
+}
+
+// Own makes n's copy of h the owner and every other copy invalid, the data
+// unchanged: StarPU gives a task's copy of data it will write ownership
+// when the copy is fetched, before the task runs.
+func (m *Memory) Own(h *Handle, n int) {
 	// The valid bits, not the replicas: those are scattered.
 	for set := h.valid &^ (1 << uint(n)); set != 0 && !m.NoInvalidate; set &= set - 1 {
 		m.SetState(h, bits.TrailingZeros64(set), Invalid)

@@ -152,7 +152,9 @@ func (m *Memory) Tidy(n int) []*Handle {
 	if n == 0 || node.nalloc == 0 {
 		return m.tidy
 	}
-	clean := node.nalloc - node.ndirty - node.tidying
+	// A copy whose write-back is queued counts as clean already, as
+	// StarPU marks its chunk clean when it queues the write-back.
+	clean := node.nalloc - node.ndirty + node.tidying
 	if clean*100 >= minCleanPct*node.nalloc || node.tidyGen == node.evictGen+1 {
 		return m.tidy
 	}

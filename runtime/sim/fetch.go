@@ -425,7 +425,26 @@ func (s *Simulator) prefetch(t *TaskState, w *worker) {
 		}
 		if b.Mode&graph.R != 0 {
 			s.fetch(h, w.Node, memory.TaskPrefetch, t.Priority(), waiter{})
+			if b.Mode&graph.W != 0 {
+				s.ownFor(h, w.Node)
+			}
 		}
 		s.mem.Relist(h, w.Node) // a hit moved it already
+	}
+}
+
+// ownFor gives node n's copy of h ownership for a task that will write it,
+// once fetched: now if it is valid, else when its copy lands
+// (Options.StarPUOwnAtFetch).
+func (s *Simulator) ownFor(h *memory.Handle, n int) {
+	if !s.opts.StarPUOwnAtFetch {
+		return
+	}
+	if req := s.incomingReq(h, n); req != nil {
+		req.own = true
+		return
+	}
+	if r := h.Rep(n); r.State() != memory.Invalid && r.Allocated() {
+		s.mem.Own(h, n)
 	}
 }

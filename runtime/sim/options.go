@@ -65,6 +65,15 @@ type Options struct {
 	// pressure, prefetches evict copies that queued tasks still need. On by
 	// default (see DefaultOptions).
 	StarPUPrefetchJoinLoss bool
+	// StarPUOwnAtFetch gives a task's copy of data it will write (RW)
+	// ownership when the copy is fetched or prefetched for it, not when the
+	// task ends: StarPU's data request carries the task's access mode, and
+	// its completion, or a hit, updates the data state with it
+	// (coherency.c, _starpu_update_data_state: the copy becomes the owner,
+	// every other copy invalid, and its memory chunk dirty). A prefetched
+	// copy then needs a write-back before it is evicted, and counts against
+	// the clean-buffer target. On by default (see DefaultOptions).
+	StarPUOwnAtFetch bool
 	// NoWontUseWriteBack skips the idle write-back home that StarPU queues
 	// on starpu_data_wont_use (the copies are still evicted first).
 	NoWontUseWriteBack bool
@@ -108,5 +117,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUOwnAtFetch: true, ExplainTask: -1}
 }

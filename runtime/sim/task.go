@@ -204,6 +204,9 @@ func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
 			continue
 		}
 		s.fetch(h, w.Node, memory.Fetch, t.Priority(), done)
+		if b.Mode&graph.W != 0 {
+			s.ownFor(h, w.Node)
+		}
 	}
 	if prefetched {
 		// After the fetches: a hit has already moved its copy (touch).

@@ -3,6 +3,7 @@ package sim
 import (
 	"sort"
 
+	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/memory"
 )
 
@@ -54,6 +55,10 @@ type request struct {
 	// (joinProtect).
 	join bool
 	task int32
+	// own: a task that will write the data asked for it: the copy takes
+	// ownership when it lands (StarPU's request carries the task's access
+	// mode: data_request.c updates the data state with it).
+	own bool
 	// tried: the driver reached it and found no memory (StarPU's
 	// load_request is set: a prefetch joining it is lost).
 	tried bool
@@ -414,6 +419,9 @@ func (s *Simulator) finish(req *request) {
 		s.mem.WriteBackDone(h, req.src, req.dst, req.version)
 	} else if !stale {
 		s.mem.CopyDone(h, req.src, req.dst)
+		if req.own {
+			s.mem.Own(h, req.dst)
+		}
 	}
 	if s.chk != nil {
 		s.checkCopyDone(req)
@@ -516,6 +524,11 @@ func (s *Simulator) joinReloads(j *request) bool {
 	}
 	j.join = false
 	j.version = h.Version()
+	if s.opts.StarPUOwnAtFetch {
+		for _, b := range s.tasks[j.task].Buffers() {
+			j.own = j.own || (b.H == h && b.Mode&graph.W != 0)
+		}
+	}
 	s.queuedBytes += float64(h.Size())
 	s.setIncoming(h, n, j)
 	s.mem.Protect(h, n)

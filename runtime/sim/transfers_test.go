@@ -153,3 +153,44 @@ func TestTwoHopPrefetchesMatchStarPU(t *testing.T) {
 		assert.InDelta(t, 1872.380, reload[1]*1e3, 15, "A[0][21] reloaded at %.3f ms", reload[1]*1e3)
 	}
 }
+
+// firstTidy records when the first idle copy into RAM after afterS starts.
+type firstTidy struct {
+	sim.NopObserver
+	afterS, atS float64
+}
+
+func (o *firstTidy) TransferStart(tS float64, _ uint64, _, dst string, _ int64, kind string, _ *graph.Handle) {
+	if dst == "RAM" && kind == sim.KindIdleFetch && tS > o.afterS && o.atS == 0 {
+		o.atS = tS
+	}
+}
+
+// TestOwnershipAtFetchMatchesStarPU: StarPU gives a task's copy of a tile
+// it will write ownership when the copy lands for the task's prefetch, so
+// on attila LU N=76800 under dmda the GPUs' copies turn dirty as GEMMs are
+// queued, not as they run, and the memchunk tidy starts writing dirty
+// copies back well before the first panel is done. In the peer's
+// paje.trace the first idle copy home after the first second starts at
+// 4.72 s (CUDA1's A[1][1]); with ownership at the task's end starsim's
+// came at 9.21 s.
+func TestOwnershipAtFetchMatchesStarPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", "attila")
+	if err != nil {
+		t.Skip("../shared/calibrations not found")
+	}
+	g, err := models.New("lu", models.Options{N: 76800, Block: 960})
+	require.NoError(t, err)
+	o := sim.DefaultOptions()
+	o.Sched, o.NCPU = "dmda", 0
+	obs := &firstTidy{afterS: 1}
+	o.Observer = obs
+	s, err := sim.New(cal.RuntimeMachine(), g, o)
+	require.NoError(t, err)
+	_, err = s.Run()
+	require.NoError(t, err)
+	assert.InDelta(t, 4.72, obs.atS, 0.5, "first tidy write-back after 1 s starts at %.3f s", obs.atS)
+}
