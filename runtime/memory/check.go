@@ -53,6 +53,7 @@ func NeedBytes(bufs []Buf, limit int64) int64 {
 // copies, lists, chunks and buffers.
 func (m *Memory) CheckEnd() error {
 	used := make([]int64, len(m.Nodes))
+	dirty := make([]int, len(m.Nodes))
 	for i := range m.handles {
 		h := &m.handles[i]
 		if h.NValid() < 1 {
@@ -68,6 +69,9 @@ func (m *Memory) CheckEnd() error {
 			}
 			if r.allocated && n != 0 {
 				used[n] += h.size
+				if r.state != Invalid && h.reps[0].state == Invalid {
+					dirty[n]++
+				}
 			}
 		}
 	}
@@ -75,6 +79,9 @@ func (m *Memory) CheckEnd() error {
 		node := m.Nodes[n]
 		if err := node.checkLRU(); err != nil {
 			return err
+		}
+		if dirty[n] != node.ndirty {
+			return fmt.Errorf("check: node %s counts %d dirty copies, holds %d", node.Name, node.ndirty, dirty[n])
 		}
 		if used[n] != node.used {
 			return fmt.Errorf("check: node %s accounts %d bytes, its copies hold %d", node.Name, node.used, used[n])

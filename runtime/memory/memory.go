@@ -51,8 +51,10 @@ type Node struct {
 	// that found nothing to evict is not retried until it changes.
 	evictGen uint64
 	noVictim [4]uint64 // evictGen+1 at the last fruitless reclaim, per level
-	// nalloc and ndirty count allocated device copies and those whose home
-	// copy is invalid (a write-back needed before eviction).
+	// nalloc and ndirty count allocated device copies and the valid ones
+	// whose home copy is invalid (a write-back needed before eviction). An
+	// invalid copy counts as clean, as StarPU's memory chunk keeps its clean
+	// flag when another node's write invalidates it.
 	nalloc, ndirty int
 	tidying        int    // tidy write-backs under way
 	tidyGen        uint64 // evictGen+1 at the last tidy scan
@@ -233,7 +235,7 @@ func (m *Memory) commit(r *Replica) {
 	r.setAllocated(true)
 	if r.node != 0 {
 		node.nalloc++
-		if r.h.reps[0].state == Invalid {
+		if r.state != Invalid && r.h.reps[0].state == Invalid {
 			node.ndirty++
 		}
 	}
@@ -261,12 +263,9 @@ func (m *Memory) Evict(r *Replica, giveBack bool) (deviceFreed bool) {
 		deviceFreed = r.node != 0
 	}
 	r.slot = subSlot{}
-	m.SetState(r.h, r.node, Invalid)
+	m.SetState(r.h, r.node, Invalid) // (no longer dirty)
 	r.setAllocated(false)
 	node.nalloc--
-	if r.h.reps[0].state == Invalid {
-		node.ndirty--
-	}
 	m.Evictions++
 	return deviceFreed
 }
@@ -290,15 +289,20 @@ func (m *Memory) SetState(h *Handle, n int, st State) {
 			}
 		}
 	}
-	if n == 0 && (r.state == Invalid) != (st == Invalid) {
-		delta := 1 // home becomes invalid: every device copy turns dirty
-		if st != Invalid {
+	if (r.state == Invalid) != (st == Invalid) {
+		delta := 1 // becomes valid, or home becomes invalid
+		if (st == Invalid) != (n == 0) {
 			delta = -1
 		}
-		for k := 1; k < len(h.reps); k++ {
-			if h.reps[k].allocated {
-				m.Nodes[k].ndirty += delta
+		if n == 0 {
+			// Home changes: every valid device copy turns dirty or clean.
+			for k := 1; k < len(h.reps); k++ {
+				if rk := &h.reps[k]; rk.allocated && rk.state != Invalid {
+					m.Nodes[k].ndirty += delta
+				}
 			}
+		} else if r.allocated && h.reps[0].state == Invalid {
+			m.Nodes[n].ndirty += delta
 		}
 	}
 	r.state = st

@@ -249,6 +249,32 @@ func TestCoherence(t *testing.T) {
 	assert.Equal(t, Shared, h.Rep(0).State(), "the planted fault leaves home valid")
 }
 
+// A device copy is dirty while it is valid and home is not: one that
+// another device's write invalidated counts as clean (StarPU's chunk keeps
+// its clean flag), and ownership taken without a write dirties it too.
+func TestDirtyCount(t *testing.T) {
+	m, err := New([]NodeSpec{{Name: "RAM"}, {Name: "CUDA0", CapacityBytes: 0}, {Name: "CUDA1", CapacityBytes: 0}}, false)
+	require.NoError(t, err)
+	require.NoError(t, m.SetHandles([]graph.Handle{{ID: 0, Name: "H0", SizeBytes: tileBytes}}))
+	h := m.Handle(0)
+	for _, n := range []int{1, 2} {
+		m.Allocate(h, n, Fetch)
+		m.CopyDone(h, 0, n)
+	}
+	dirty := func() [3]int { return [3]int{m.Nodes[0].ndirty, m.Nodes[1].ndirty, m.Nodes[2].ndirty} }
+	assert.Equal(t, [3]int{0, 0, 0}, dirty(), "copies of a valid home")
+	m.Own(h, 1)
+	assert.Equal(t, uint64(0), h.Version(), "ownership is no write")
+	assert.Equal(t, [3]int{0, 1, 0}, dirty(), "CUDA1's invalid copy is clean")
+	m.CopyDone(h, 1, 2)
+	assert.Equal(t, [3]int{0, 1, 1}, dirty(), "both valid, home not")
+	m.Write(h, 2)
+	assert.Equal(t, [3]int{0, 0, 1}, dirty(), "CUDA0's copy invalid again")
+	m.Evict(&h.reps[1], true)
+	m.Evict(&h.reps[2], true)
+	assert.Equal(t, [3]int{0, 0, 0}, dirty(), "evicted")
+}
+
 func TestNonReady(t *testing.T) {
 	m := newMem(t, 0, 100, 200)
 	a, b := m.Handle(0), m.Handle(1)
