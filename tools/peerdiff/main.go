@@ -32,7 +32,7 @@ type options struct {
 	starpu, peerPrefix, runPeer, starsim, cloneGPU, cache, tsv string
 	hosts, apps, scheds, ncpus                                 []string
 	ns                                                         []int
-	block, gpus                                                int
+	block, gpus, gpuMemMiB                                     int
 	trace, cacheOnly, noStarsim                                bool
 	tolMs                                                      float64
 	context                                                    int
@@ -43,12 +43,16 @@ type options struct {
 type config struct {
 	host, app, sched, ncpu string
 	n, block, gpus         int // gpus 0: the machine's own
+	gpuMemMiB              int // GPU memory limit per GPU, MiB (0: none)
 }
 
 func (c config) String() string {
 	g := ""
 	if c.gpus > 0 {
 		g = fmt.Sprintf(" gpus=%d", c.gpus)
+	}
+	if c.gpuMemMiB > 0 {
+		g += fmt.Sprintf(" gpu-mem=%dMiB", c.gpuMemMiB)
 	}
 	return fmt.Sprintf("%s%s %s %s ncpu=%s N=%d", c.host, g, c.app, c.sched, c.ncpu, c.n)
 }
@@ -115,6 +119,7 @@ func run(args []string, stdout io.Writer) error {
 	ns := fs.String("n", "19200", "matrix sizes: list or FROM:TO:STEP")
 	fs.IntVar(&o.block, "block", 960, "tile size")
 	fs.IntVar(&o.gpus, "gpus", 0, "what-if: one more GPU than the machine has, a clone of its last (clone-gpu.py for the peer, --gpus for starsim)")
+	fs.IntVar(&o.gpuMemMiB, "gpu-mem", 0, "what-if: GPU memory each GPU may use, MiB (STARPU_LIMIT_CUDA_MEM for the peer, --gpu-mem for starsim; 0: the machine's)")
 	fs.StringVar(&o.peerPrefix, "peer-prefix", "/tmp/starpu-peer", "the peer's install prefix (build-peer.sh)")
 	fs.StringVar(&o.runPeer, "run-peer", "../shared/peer/run-peer.sh", "the peer's run script")
 	fs.StringVar(&o.starsim, "starsim", "bin/starsim", "starsim binary")
@@ -149,6 +154,22 @@ func run(args []string, stdout io.Writer) error {
 			return fmt.Errorf("--ncpu: %q: a count or default", c)
 		}
 	}
+	if o.gpuMemMiB < 0 {
+		return fmt.Errorf("--gpu-mem: %d: a size in MiB", o.gpuMemMiB)
+	}
+	if o.gpuMemMiB > 0 && (o.peerTSV != "" || o.tsv != "") {
+		return fmt.Errorf("--tsv, --peer-tsv: their rows have no GPU memory limit column (not with --gpu-mem)")
+	}
+	if o.gpuMemMiB > 0 && !o.cacheOnly {
+		// run-peer.sh clears every STARPU_ variable: a copy that sets the
+		// limit after that runs the peer.
+		script, err := limitedRunPeer(o.runPeer, o.gpuMemMiB)
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(filepath.Dir(script))
+		o.runPeer = script
+	}
 	if !o.noStarsim {
 		warnStale(o.starsim)
 	}
@@ -176,7 +197,7 @@ func run(args []string, stdout io.Writer) error {
 			for _, s := range o.scheds {
 				for _, nc := range o.ncpus {
 					for _, n := range o.ns {
-						c := config{host: h, app: a, sched: s, ncpu: nc, n: n, block: o.block, gpus: o.gpus}
+						c := config{host: h, app: a, sched: s, ncpu: nc, n: n, block: o.block, gpus: o.gpus, gpuMemMiB: o.gpuMemMiB}
 						r, err := runOne(o, c, dir, peerID, sampID, stdout)
 						if err != nil {
 							return fmt.Errorf("%v: %w", c, err)
@@ -235,6 +256,9 @@ func summarize(w io.Writer, rows []result) {
 		g := r.c.host
 		if r.c.gpus > 0 {
 			g += fmt.Sprintf("+gpus%d", r.c.gpus)
+		}
+		if r.c.gpuMemMiB > 0 {
+			g += fmt.Sprintf(" %dMiB", r.c.gpuMemMiB)
 		}
 		if r.peer.ncpu > 0 {
 			g += " hybrid"
@@ -381,6 +405,9 @@ func cachePath(o options, c config, peerID, sampID string) string {
 	if c.gpus > 0 {
 		g = fmt.Sprintf("-gpus%d", c.gpus)
 	}
+	if c.gpuMemMiB > 0 {
+		g += fmt.Sprintf("-mem%d", c.gpuMemMiB)
+	}
 	return filepath.Join(o.cache, peerID, sampID+"-"+c.host+g, fmt.Sprintf("%s-%s-ncpu%s-%d-b%d", c.app, c.sched, c.ncpu, c.n, c.block))
 }
 
@@ -440,6 +467,37 @@ func peer(o options, c config, dir, peerID, sampID string) (*peerRow, string, er
 	return r, traceDir, err
 }
 
+// limitedRunPeer writes a copy of the run script runPeer that exports
+// STARPU_LIMIT_CUDA_MEM=mib after the line that clears the environment's
+// STARPU_ variables, and returns its path (in a new temporary folder).
+func limitedRunPeer(runPeer string, mib int) (string, error) {
+	b, err := os.ReadFile(runPeer)
+	if err != nil {
+		return "", err
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.Contains(l, "STARPU_") && strings.Contains(l, "unset") {
+			at = i
+		}
+	}
+	if at < 0 {
+		return "", fmt.Errorf("--gpu-mem: %s has no line that unsets the STARPU_ variables to set STARPU_LIMIT_CUDA_MEM after", runPeer)
+	}
+	out := strings.Join(lines[:at+1], "") + fmt.Sprintf("export STARPU_LIMIT_CUDA_MEM=%d\n", mib) + strings.Join(lines[at+1:], "")
+	dir, err := os.MkdirTemp("", "peerdiff-run-peer-")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, filepath.Base(runPeer))
+	if err := os.WriteFile(path, []byte(out), 0o755); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return path, nil
+}
+
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 func readPeerRow(path string) (*peerRow, error) {
@@ -486,6 +544,9 @@ func runStarsim(o options, c config, p *peerRow, traceDir string) (*starsimJSON,
 		"--block", strconv.Itoa(c.block), "--sched", c.sched, "--ncpu", strconv.Itoa(p.ncpu), "--json"}
 	if c.gpus > 0 {
 		args = append(args, "--gpus", strconv.Itoa(c.gpus))
+	}
+	if c.gpuMemMiB > 0 {
+		args = append(args, "--gpu-mem", fmt.Sprintf("%dMiB", c.gpuMemMiB))
 	}
 	if traceDir != "" {
 		args = append(args, "--trace-rec", traceDir, "--trace-paje", filepath.Join(traceDir, "paje.trace"))
