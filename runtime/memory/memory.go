@@ -53,8 +53,10 @@ type Node struct {
 	noVictim [4]uint64 // evictGen+1 at the last fruitless reclaim, per level
 	// nalloc and ndirty count allocated device copies and the valid ones
 	// whose home copy is invalid (a write-back needed before eviction). An
-	// invalid copy counts as clean, as StarPU's memory chunk keeps its clean
-	// flag when another node's write invalidates it.
+	// invalid copy counts as clean: StarPU's chunk keeps its flag when
+	// another node's write invalidates it, clean for a copy that was never
+	// written there (one that was stays dirty in StarPU; a per-chunk flag,
+	// tried, agreed worse with the peer: docs/fidelity.md).
 	nalloc, ndirty int
 	tidying        int    // tidy write-backs under way
 	tidyGen        uint64 // evictGen+1 at the last tidy scan
