@@ -54,8 +54,9 @@ type Handle struct {
 	// version counts writes; a write-back that started before a write
 	// must not make its stale copy valid.
 	version uint64
+	m       *Memory // whose cells mirror the bit sets (nil: none)
 	id      int32
-	_       [20]byte // to 96 bytes: see valid
+	_       [12]byte // to 96 bytes: see valid
 }
 
 // Spec is the handle as the application registered it.
@@ -96,6 +97,51 @@ func (h *Handle) NonReady(read bool, bit uint64) (nonReady, nonLoading, nonAlloc
 		nonAllocated = h.size
 	}
 	return
+}
+
+// A cell is a word that mirrors one handle's copy on one node: its size
+// (bits CellSizeShift and up) and whether the copy is ready (valid and
+// allocated), being loaded, allocated (bits CellReady, CellLoading,
+// CellAllocated). The cells of a node are one dense array, so a scan of
+// many tasks' data on one node (the ready-first pops) reads a few cache
+// lines where the handles, 96 bytes apart, would each cost a miss.
+const (
+	CellReady     = 1
+	CellLoading   = 2
+	CellAllocated = 4
+	CellSizeShift = 3
+)
+
+// Cell is the word mirroring h's copy on node n (see CellReady); it
+// changes as the copy does. Nil for a handle of no Memory.
+func (h *Handle) Cell(n int) *uint64 {
+	if h.m == nil {
+		return nil
+	}
+	return &h.m.cells[n*len(h.m.handles)+int(h.id)]
+}
+
+// cell is what h's cell on node n must hold.
+func (h *Handle) cell(n int) uint64 {
+	bit := uint64(1) << uint(n)
+	c := uint64(h.size) << CellSizeShift
+	if h.Ready()&bit != 0 {
+		c |= CellReady
+	}
+	if h.loading&bit != 0 {
+		c |= CellLoading
+	}
+	if h.allocated&bit != 0 {
+		c |= CellAllocated
+	}
+	return c
+}
+
+// sync brings h's cell on node n up to date with its bit sets.
+func (h *Handle) sync(n int) {
+	if h.m != nil {
+		h.m.cells[n*len(h.m.handles)+int(h.id)] = h.cell(n)
+	}
 }
 
 // Buf is one buffer of a task: its data and access mode, side by side for
@@ -175,9 +221,11 @@ func setBit(set *uint64, n int, on bool) {
 func (r *Replica) setAllocated(on bool) {
 	r.allocated = on
 	setBit(&r.h.allocated, r.node, on)
+	r.h.sync(r.node)
 }
 
-// checkBits verifies that h's bit sets mirror its replicas, and that no copy
+// checkBits verifies that h's bit sets mirror its replicas and its cells
+// the bit sets, and that no copy
 // is valid without being allocated (NValid and the shared flags, updated by
 // SetState only, rely on it).
 func (h *Handle) checkBits() error {
@@ -190,6 +238,9 @@ func (h *Handle) checkBits() error {
 		if (h.valid&bit != 0) != (r.state != Invalid) || (h.allocated&bit != 0) != r.allocated || (h.loading&bit != 0) != r.incoming {
 			return fmt.Errorf("check: %s on node %d: bits valid/allocated/loading %t/%t/%t, replica %t/%t/%t", h.spec.Name, n,
 				h.valid&bit != 0, h.allocated&bit != 0, h.loading&bit != 0, r.state != Invalid, r.allocated, r.incoming)
+		}
+		if c := h.Cell(n); c != nil && *c != h.cell(n) {
+			return fmt.Errorf("check: %s on node %d: cell %#x, bit sets give %#x", h.spec.Name, n, *c, h.cell(n))
 		}
 	}
 	return nil

@@ -24,6 +24,8 @@ type Memory struct {
 	// other copies valid when a task writes.
 	OverCapacity, NoInvalidate bool
 	tidy                       []*Handle // scratch of Tidy
+	// cells[n*len(handles)+h] is handle h's cell on node n (Handle.Cell).
+	cells []uint64
 }
 
 // Node is one memory node's allocation state.
@@ -104,6 +106,7 @@ func New(nodes []NodeSpec, hiddenHoles bool) (*Memory, error) {
 func (m *Memory) SetHandles(handles []graph.Handle) error {
 	m.handles = make([]Handle, len(handles))
 	nn := len(m.Nodes)
+	m.cells = make([]uint64, len(handles)*nn)
 	rslab := make([]Replica, len(handles)*nn)
 	for i := range handles {
 		h := &handles[i]
@@ -111,13 +114,14 @@ func (m *Memory) SetHandles(handles []graph.Handle) error {
 			return fmt.Errorf("handle %d has ID %d", i, h.ID)
 		}
 		hs := &m.handles[i]
-		hs.spec, hs.size, hs.id, hs.reps = h, h.SizeBytes, int32(i), rslab[i*nn:(i+1)*nn:(i+1)*nn]
+		hs.spec, hs.size, hs.id, hs.reps, hs.m = h, h.SizeBytes, int32(i), rslab[i*nn:(i+1)*nn:(i+1)*nn], m
 		for n := range hs.reps {
 			hs.reps[n] = Replica{h: hs, node: n}
+			hs.sync(n)
 		}
 		hs.reps[0].state = Owner // data starts valid at home (RAM)
-		hs.reps[0].setAllocated(true)
 		hs.valid = 1
+		hs.reps[0].setAllocated(true)
 	}
 	return nil
 }
@@ -303,6 +307,7 @@ func (m *Memory) SetState(h *Handle, n int, st State) {
 	}
 	r.state = st
 	setBit(&h.valid, n, st != Invalid)
+	h.sync(n)
 	if nn := m.Nodes[n]; nn.needsReindex(r) {
 		nn.reindexChange(r)
 	}
@@ -343,6 +348,7 @@ func (m *Memory) WriteBackDone(h *Handle, src, dst int, version uint64) {
 func (m *Memory) SetLoading(h *Handle, n int, on bool) {
 	h.reps[n].incoming = on
 	setBit(&h.loading, n, on)
+	h.sync(n)
 }
 
 // Touch makes h's copy on n the most recently used: in StarPU only

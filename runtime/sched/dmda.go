@@ -183,7 +183,7 @@ func (d *dmda) queue(t *Task, w *machine.Worker, pen float64) Decision {
 	st.expLen += penPrime + length
 	t.dm = dmTask{length, penPrime}
 	l := d.level(st, t)
-	st.push(&st.levels[l], newDMEntry(t))
+	st.push(&st.levels[l], newDMEntry(t, w.Node))
 	return Decision{Worker: w, Prefetch: d.dataAware}
 }
 

@@ -94,44 +94,68 @@ func (l *dmLevel) remove(i int) *Task {
 }
 
 // dmEntry is a queued task with what the queue scans read (ready-first
-// pops): its priority and its buffers (data, and which ones it reads),
-// copied when there are at most len(h). The scans then walk one dense
-// array instead of the scattered tasks and their buffer lists, a cache
-// miss or two each.
+// pops): its priority and its buffers' cells on the worker's node
+// (memory.Handle.Cell: size and state of the copy, one word) and which
+// ones it reads, when there are at most len(c). The scans then walk one
+// dense array and the node's dense cells instead of the scattered tasks,
+// their buffer lists and handles, a cache miss or two each.
 type dmEntry struct {
 	t     *Task
 	prio  int
-	h     [3]*memory.Handle
-	nb    int8  // buffers in h; -1: too many, read t.bufs
+	c     [3]*uint64
+	nb    int8  // buffers in c; -1: too many (or no cells), read t.bufs
 	reads uint8 // bit k: buffer k is read
 }
 
-func newDMEntry(t *Task) dmEntry {
+func newDMEntry(t *Task, node int) dmEntry {
 	e := dmEntry{t: t, prio: int(t.prio), nb: -1}
-	if len(t.bufs) <= len(e.h) {
-		e.nb = int8(len(t.bufs))
-		e.h = [3]*memory.Handle{&noData, &noData, &noData}
-		for k, b := range t.bufs {
-			e.h[k] = b.H
-			if b.Mode&graph.R != 0 {
-				e.reads |= 1 << k
-			}
+	if len(t.bufs) > len(e.c) {
+		return e
+	}
+	e.c = [3]*uint64{&noData, &noData, &noData}
+	for k, b := range t.bufs {
+		c := b.H.Cell(node)
+		if c == nil {
+			e.c = [3]*uint64{}
+			return e
+		}
+		e.c[k] = c
+		if b.Mode&graph.R != 0 {
+			e.reads |= 1 << k
 		}
 	}
+	e.nb = int8(len(t.bufs))
 	return e
 }
 
-// noData fills an entry's unused buffer slots: of size 0, it adds nothing
-// to the bytes not ready, so the scans sum three slots without a loop.
-var noData memory.Handle
+// noData fills an entry's unused buffer slots: a cell of size 0, it adds
+// nothing to the bytes not ready, so the scans sum three slots without a
+// loop.
+var noData uint64
 
-// nonReadyBytes is the view's NonReadyBytes of e's task on the node of
-// bit (1<<node), from the entry's copies (e.nb >= 0). Integer sums: their
-// order does not matter.
-func (e *dmEntry) nonReadyBytes(bit uint64) (nonReady, nonLoading, nonAllocated int64) {
-	r0, l0, a0 := e.h[0].NonReady(e.reads&1 != 0, bit)
-	r1, l1, a1 := e.h[1].NonReady(e.reads&2 != 0, bit)
-	r2, l2, a2 := e.h[2].NonReady(e.reads&4 != 0, bit)
+// nonReady is what a buffer of cell c adds to a task's NonReadyBytes
+// (memory.Handle.NonReady, from the cell).
+func nonReady(c uint64, read bool) (nonReady, nonLoading, nonAllocated int64) {
+	size := int64(c >> memory.CellSizeShift)
+	if read && c&memory.CellReady == 0 {
+		nonReady = size
+		if c&memory.CellLoading == 0 {
+			nonLoading = size
+		}
+	}
+	if c&memory.CellAllocated == 0 {
+		nonAllocated = size
+	}
+	return
+}
+
+// nonReadyBytes is the view's NonReadyBytes of e's task on the worker's
+// node, from the entry's cells (e.nb >= 0). Integer sums: their order
+// does not matter.
+func (e *dmEntry) nonReadyBytes() (nonReady0, nonLoading, nonAllocated int64) {
+	r0, l0, a0 := nonReady(*e.c[0], e.reads&1 != 0)
+	r1, l1, a1 := nonReady(*e.c[1], e.reads&2 != 0)
+	r2, l2, a2 := nonReady(*e.c[2], e.reads&4 != 0)
 	return r0 + r1 + r2, l0 + l1 + l2, a0 + a1 + a2
 }
 
@@ -173,12 +197,10 @@ func (d *dmda) queuedBefore(st *dmWorker, t *Task) (us float64, after bool) {
 // >= the head's, the lexicographic minimum of (bytes not valid, of those not
 // being loaded, bytes not allocated); ties to the earlier task; the scan
 // stops at a task with everything valid and allocated. It reads the data's
-// state as the view's NonReadyBytes does, from the queue's copies of the
-// buffers.
+// state as the view's NonReadyBytes does, from the entries' cells.
 func (d *dmda) readyIndex(q []dmEntry, w *machine.Worker) int {
 	best := 0
 	var b [3]int64
-	bit := uint64(1) << uint(w.Node)
 	for i := range q {
 		e := &q[i]
 		if e.prio < q[0].prio {
@@ -186,7 +208,7 @@ func (d *dmda) readyIndex(q []dmEntry, w *machine.Worker) int {
 		}
 		var nr, nl, na int64
 		if e.nb >= 0 {
-			nr, nl, na = e.nonReadyBytes(bit)
+			nr, nl, na = e.nonReadyBytes()
 		} else {
 			nr, nl, na = memory.NonReadyBytes(e.t.bufs, w.Node)
 		}
