@@ -133,30 +133,39 @@ func newDMEntry(t *Task, node int) dmEntry {
 // loop.
 var noData uint64
 
-// nonReady is what a buffer of cell c adds to a task's NonReadyBytes
-// (memory.Handle.NonReady, from the cell).
-func nonReady(c uint64, read bool) (nonReady, nonLoading, nonAllocated int64) {
-	size := int64(c >> memory.CellSizeShift)
-	if read && c&memory.CellReady == 0 {
-		nonReady = size
-		if c&memory.CellLoading == 0 {
-			nonLoading = size
+// cellMasks[c&7 | read<<3] selects what a buffer of cell c, read or
+// not, adds to a task's NonReadyBytes (memory.Handle.NonReady): all bits
+// set, its size; none, nothing. A table, not branches: the scans evaluate
+// tens of entries per pop, and the states do not follow a pattern the
+// branch predictor would learn.
+var cellMasks = func() (t [16]struct{ nonReady, nonLoading, nonAllocated int64 }) {
+	for i := range t {
+		ready, loading, allocated, read := i&memory.CellReady != 0, i&memory.CellLoading != 0, i&memory.CellAllocated != 0, i&8 != 0
+		if read && !ready {
+			t[i].nonReady = -1
+			if !loading {
+				t[i].nonLoading = -1
+			}
+		}
+		if !allocated {
+			t[i].nonAllocated = -1
 		}
 	}
-	if c&memory.CellAllocated == 0 {
-		nonAllocated = size
-	}
-	return
-}
+	return t
+}()
 
 // nonReadyBytes is the view's NonReadyBytes of e's task on the worker's
 // node, from the entry's cells (e.nb >= 0). Integer sums: their order
 // does not matter.
-func (e *dmEntry) nonReadyBytes() (nonReady0, nonLoading, nonAllocated int64) {
-	r0, l0, a0 := nonReady(*e.c[0], e.reads&1 != 0)
-	r1, l1, a1 := nonReady(*e.c[1], e.reads&2 != 0)
-	r2, l2, a2 := nonReady(*e.c[2], e.reads&4 != 0)
-	return r0 + r1 + r2, l0 + l1 + l2, a0 + a1 + a2
+func (e *dmEntry) nonReadyBytes() (nonReady, nonLoading, nonAllocated int64) {
+	c0, c1, c2 := *e.c[0], *e.c[1], *e.c[2]
+	r := uint64(e.reads) << 3
+	m0, m1, m2 := &cellMasks[c0&7|r&8], &cellMasks[c1&7|r>>1&8], &cellMasks[c2&7|r>>2&8]
+	s0, s1, s2 := int64(c0>>memory.CellSizeShift), int64(c1>>memory.CellSizeShift), int64(c2>>memory.CellSizeShift)
+	nonReady = s0&m0.nonReady + s1&m1.nonReady + s2&m2.nonReady
+	nonLoading = s0&m0.nonLoading + s1&m1.nonLoading + s2&m2.nonLoading
+	nonAllocated = s0&m0.nonAllocated + s1&m1.nonAllocated + s2&m2.nonAllocated
+	return
 }
 
 // level returns the index of the level t goes to, creating it if needed:
