@@ -77,6 +77,30 @@ func TestDeterministic(t *testing.T) {
 	assert.Equal(t, enc(run(t, cal, "lu", 960*6, o)), enc(run(t, cal, "lu", 960*6, o)))
 }
 
+// TestQueueCounterSameResult: the dm schedulers count their queued tasks
+// (sched.QueueCounter), so the runtime tells pops that find nothing
+// without calling Pop; hiding the counts makes it call Pop every time, and
+// must give the same result, byte for byte (on the embedded machine's 40
+// cores, where most pops find nothing, and with random durations).
+func TestQueueCounterSameResult(t *testing.T) {
+	type hidden struct{ sched.Scheduler } // no QueuedCounts
+	cal := calibrate.Default()
+	enc := func(r *sim.Result) string { b, _ := json.Marshal(r); return string(b) }
+	for _, name := range []string{"dmda", "dmdar", "dmdas"} {
+		o := opts(name)
+		o.Durations, o.Seed = cost.Normal, 5
+		counted := run(t, cal, "cholesky", 960*20, o)
+		o.NewScheduler = func() sched.Scheduler {
+			sc, ok := sched.New(name)
+			require.True(t, ok)
+			_, counts := sc.(sched.QueueCounter)
+			require.True(t, counts, name)
+			return hidden{sc}
+		}
+		assert.Equal(t, enc(counted), enc(run(t, cal, "cholesky", 960*20, o)), name)
+	}
+}
+
 // TestMemoryPressure shrinks the GPUs to 40 tiles so data must be evicted;
 // the checks must still pass and the peak stay within the limit, while the
 // full-size GPUs (29 GiB each) never evict.

@@ -142,6 +142,9 @@ type Simulator struct {
 	// run, in order (wakeIdle).
 	wakeIDs  []int32
 	wakeHead int
+	// queued is the scheduler's count of tasks queued per worker, when
+	// it keeps one (sched.QueueCounter): nil otherwise.
+	queued   []int32
 	reqs     []*request // every request made, by idx
 	freeReqs []*request // finished requests, for newRequest to reuse
 
@@ -267,6 +270,9 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.view = sched.NewView(sched.ViewConfig{Engine: s.eng, Workers: s.mw, Cost: s.cost, Rand: s.rng, Graph: s.g,
 		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail, Nodes: nodes, Power: m.Power})
 	s.sched.Init(s.view)
+	if qc, ok := s.sched.(sched.QueueCounter); ok {
+		s.queued = qc.QueuedCounts()
+	}
 	s.obs = opts.Observer
 	if s.obs == nil {
 		s.obs = NopObserver{}
