@@ -54,7 +54,7 @@ type Handle struct {
 	// version counts writes; a write-back that started before a write
 	// must not make its stale copy valid.
 	version uint64
-	m       *Memory // whose cells mirror the bit sets (nil: none)
+	m       *Memory // its Memory, which may keep its cells (Cell)
 	id      int32
 	_       [12]byte // to 96 bytes: see valid
 }
@@ -113,9 +113,10 @@ const (
 )
 
 // Cell is the word mirroring h's copy on node n (see CellReady); it
-// changes as the copy does. Nil for a handle of no Memory.
+// changes as the copy does. Nil unless h's Memory keeps cells
+// (Memory.EnableCells).
 func (h *Handle) Cell(n int) *uint64 {
-	if h.m == nil {
+	if h.m == nil || h.m.cells == nil {
 		return nil
 	}
 	return &h.m.cells[n*len(h.m.handles)+int(h.id)]
@@ -137,10 +138,11 @@ func (h *Handle) cell(n int) uint64 {
 	return c
 }
 
-// sync brings h's cell on node n up to date with its bit sets.
-func (h *Handle) sync(n int) {
-	if h.m != nil {
-		h.m.cells[n*len(h.m.handles)+int(h.id)] = h.cell(n)
+// sync brings h's cell on node n up to date with its bit sets, when m
+// keeps cells.
+func (m *Memory) sync(h *Handle, n int) {
+	if m.cells != nil {
+		m.cells[n*len(m.handles)+int(h.id)] = h.cell(n)
 	}
 }
 
@@ -221,7 +223,6 @@ func setBit(set *uint64, n int, on bool) {
 func (r *Replica) setAllocated(on bool) {
 	r.allocated = on
 	setBit(&r.h.allocated, r.node, on)
-	r.h.sync(r.node)
 }
 
 // checkBits verifies that h's bit sets mirror its replicas and its cells

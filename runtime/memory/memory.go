@@ -24,8 +24,24 @@ type Memory struct {
 	// other copies valid when a task writes.
 	OverCapacity, NoInvalidate bool
 	tidy                       []*Handle // scratch of Tidy
-	// cells[n*len(handles)+h] is handle h's cell on node n (Handle.Cell).
+	// cells[n*len(handles)+h] is handle h's cell on node n (Handle.Cell),
+	// once EnableCells made them.
 	cells []uint64
+}
+
+// EnableCells makes the handles' cells (Handle.Cell) and keeps them up to
+// date from then on. Their upkeep costs a little at each change of a
+// copy's state: only the runs whose scheduler reads them enable them.
+func (m *Memory) EnableCells() {
+	if m.cells != nil {
+		return
+	}
+	m.cells = make([]uint64, len(m.handles)*len(m.Nodes))
+	for i := range m.handles {
+		for n := range m.Nodes {
+			m.sync(&m.handles[i], n)
+		}
+	}
 }
 
 // Node is one memory node's allocation state.
@@ -105,8 +121,8 @@ func New(nodes []NodeSpec, hiddenHoles bool) (*Memory, error) {
 // home only. Each kind of state lives in one slab.
 func (m *Memory) SetHandles(handles []graph.Handle) error {
 	m.handles = make([]Handle, len(handles))
+	m.cells = nil // (EnableCells, for these handles)
 	nn := len(m.Nodes)
-	m.cells = make([]uint64, len(handles)*nn)
 	rslab := make([]Replica, len(handles)*nn)
 	for i := range handles {
 		h := &handles[i]
@@ -117,11 +133,10 @@ func (m *Memory) SetHandles(handles []graph.Handle) error {
 		hs.spec, hs.size, hs.id, hs.reps, hs.m = h, h.SizeBytes, int32(i), rslab[i*nn:(i+1)*nn:(i+1)*nn], m
 		for n := range hs.reps {
 			hs.reps[n] = Replica{h: hs, node: n}
-			hs.sync(n)
 		}
 		hs.reps[0].state = Owner // data starts valid at home (RAM)
-		hs.valid = 1
 		hs.reps[0].setAllocated(true)
+		hs.valid = 1
 	}
 	return nil
 }
@@ -235,6 +250,7 @@ func (m *Memory) commit(r *Replica) {
 	node.used += r.h.size
 	node.peak = max(node.peak, node.devUsed)
 	r.setAllocated(true)
+	m.sync(r.h, r.node)
 	if r.node != 0 {
 		node.nalloc++
 		if r.h.reps[0].state == Invalid {
@@ -267,6 +283,7 @@ func (m *Memory) Evict(r *Replica, giveBack bool) (deviceFreed bool) {
 	r.slot = subSlot{}
 	m.SetState(r.h, r.node, Invalid)
 	r.setAllocated(false)
+	m.sync(r.h, r.node)
 	node.nalloc--
 	if r.h.reps[0].state == Invalid {
 		node.ndirty--
@@ -307,7 +324,7 @@ func (m *Memory) SetState(h *Handle, n int, st State) {
 	}
 	r.state = st
 	setBit(&h.valid, n, st != Invalid)
-	h.sync(n)
+	m.sync(h, n)
 	if nn := m.Nodes[n]; nn.needsReindex(r) {
 		nn.reindexChange(r)
 	}
@@ -348,7 +365,7 @@ func (m *Memory) WriteBackDone(h *Handle, src, dst int, version uint64) {
 func (m *Memory) SetLoading(h *Handle, n int, on bool) {
 	h.reps[n].incoming = on
 	setBit(&h.loading, n, on)
-	h.sync(n)
+	m.sync(h, n)
 }
 
 // Touch makes h's copy on n the most recently used: in StarPU only

@@ -130,6 +130,9 @@ func (d *dmda) Init(v *View) {
 		!math.IsInf(d.alpha, 0) && !math.IsInf(d.beta, 0) && !math.IsNaN(d.beta) && !math.IsInf(d.gamma*d.idlePowerW, 0)
 	d.penUS, d.penPush = make([]float64, nodes), make([]uint64, nodes)
 	d.queued = make([]int32, len(d.w))
+	if d.readyFirst {
+		v.UseCells() // the ready-first scans read them
+	}
 }
 
 func (d *dmda) Push(t *Task) Decision {
@@ -190,7 +193,7 @@ func (d *dmda) queue(t *Task, w *machine.Worker, pen float64) Decision {
 	st.expLen += penPrime + length
 	t.dm = dmTask{length, penPrime}
 	l := d.level(st, t)
-	st.push(&st.levels[l], newDMEntry(t, w.Node))
+	st.push(&st.levels[l], newDMEntry(t, w.Node, d.readyFirst))
 	d.queued[w.ID]++
 	return Decision{Worker: w, Prefetch: d.dataAware}
 }

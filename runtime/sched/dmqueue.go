@@ -107,9 +107,11 @@ type dmEntry struct {
 	reads uint8 // bit k: buffer k is read
 }
 
-func newDMEntry(t *Task, node int) dmEntry {
+// newDMEntry makes t's entry on node; with scans false (no ready-first
+// scan will read it), without its cells.
+func newDMEntry(t *Task, node int, scans bool) dmEntry {
 	e := dmEntry{t: t, prio: int(t.prio), nb: -1}
-	if len(t.bufs) > len(e.c) {
+	if !scans || len(t.bufs) > len(e.c) {
 		return e
 	}
 	e.c = [3]*uint64{&noData, &noData, &noData}

@@ -277,7 +277,8 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		nodes[i] = sched.MemoryNode{Name: n.Name, CapacityBytes: n.Capacity}
 	}
 	s.view = sched.NewView(sched.ViewConfig{Engine: s.eng, Workers: s.mw, Cost: s.cost, Rand: s.rng, Graph: s.g,
-		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail, Nodes: nodes, Power: m.Power})
+		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail, Nodes: nodes, Power: m.Power,
+		EnableCells: s.mem.EnableCells})
 	s.sched.Init(s.view)
 	if qc, ok := s.sched.(sched.QueueCounter); ok {
 		s.queued = qc.QueuedCounts()
