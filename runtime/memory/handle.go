@@ -99,12 +99,20 @@ func (h *Handle) NonReady(read bool, bit uint64) (nonReady, nonLoading, nonAlloc
 	return
 }
 
-// A cell is a word that mirrors one handle's copy on one node: its size
-// (bits CellSizeShift and up) and whether the copy is ready (valid and
+// Cell mirrors one handle's copy on one node. State holds its size (bits
+// CellSizeShift and up) and whether the copy is ready (valid and
 // allocated), being loaded, allocated (bits CellReady, CellLoading,
-// CellAllocated). The cells of a node are one dense array, so a scan of
-// many tasks' data on one node (the ready-first pops) reads a few cache
-// lines where the handles, 96 bytes apart, would each cost a miss.
+// CellAllocated). Stamp changes with State, to a value larger than every
+// stamp before it: a reader that derived something from cells knows it
+// is still true while their stamps are below the largest it saw, plus 1.
+// The cells of a node are one dense array, so a scan of many tasks' data
+// on one node (the ready-first pops) reads a few cache lines where the
+// handles, 96 bytes apart, would each cost a miss.
+type Cell struct {
+	State, Stamp uint64
+}
+
+// Cell state bits.
 const (
 	CellReady     = 1
 	CellLoading   = 2
@@ -112,18 +120,17 @@ const (
 	CellSizeShift = 3
 )
 
-// Cell is the word mirroring h's copy on node n (see CellReady); it
-// changes as the copy does. Nil unless h's Memory keeps cells
-// (Memory.EnableCells).
-func (h *Handle) Cell(n int) *uint64 {
+// Cell is h's cell on node n; it changes as the copy does. Nil unless h's
+// Memory keeps cells (Memory.EnableCells).
+func (h *Handle) Cell(n int) *Cell {
 	if h.m == nil || h.m.cells == nil {
 		return nil
 	}
 	return &h.m.cells[n*len(h.m.handles)+int(h.id)]
 }
 
-// cell is what h's cell on node n must hold.
-func (h *Handle) cell(n int) uint64 {
+// cellState is what the State of h's cell on node n must be.
+func (h *Handle) cellState(n int) uint64 {
 	bit := uint64(1) << uint(n)
 	c := uint64(h.size) << CellSizeShift
 	if h.Ready()&bit != 0 {
@@ -139,10 +146,14 @@ func (h *Handle) cell(n int) uint64 {
 }
 
 // sync brings h's cell on node n up to date with its bit sets, when m
-// keeps cells.
+// keeps cells: a new state gets a new stamp.
 func (m *Memory) sync(h *Handle, n int) {
 	if m.cells != nil {
-		m.cells[n*len(m.handles)+int(h.id)] = h.cell(n)
+		c := &m.cells[n*len(m.handles)+int(h.id)]
+		if st := h.cellState(n); st != c.State {
+			c.State, c.Stamp = st, m.stamp
+			m.stamp++
+		}
 	}
 }
 
@@ -240,8 +251,8 @@ func (h *Handle) checkBits() error {
 			return fmt.Errorf("check: %s on node %d: bits valid/allocated/loading %t/%t/%t, replica %t/%t/%t", h.spec.Name, n,
 				h.valid&bit != 0, h.allocated&bit != 0, h.loading&bit != 0, r.state != Invalid, r.allocated, r.incoming)
 		}
-		if c := h.Cell(n); c != nil && *c != h.cell(n) {
-			return fmt.Errorf("check: %s on node %d: cell %#x, bit sets give %#x", h.spec.Name, n, *c, h.cell(n))
+		if c := h.Cell(n); c != nil && c.State != h.cellState(n) {
+			return fmt.Errorf("check: %s on node %d: cell %#x, bit sets give %#x", h.spec.Name, n, c.State, h.cellState(n))
 		}
 	}
 	return nil

@@ -25,8 +25,9 @@ type Memory struct {
 	OverCapacity, NoInvalidate bool
 	tidy                       []*Handle // scratch of Tidy
 	// cells[n*len(handles)+h] is handle h's cell on node n (Handle.Cell),
-	// once EnableCells made them.
-	cells []uint64
+	// once EnableCells made them; stamp is the next cell change's stamp.
+	cells []Cell
+	stamp uint64
 }
 
 // EnableCells makes the handles' cells (Handle.Cell) and keeps them up to
@@ -36,7 +37,7 @@ func (m *Memory) EnableCells() {
 	if m.cells != nil {
 		return
 	}
-	m.cells = make([]uint64, len(m.handles)*len(m.Nodes))
+	m.cells = make([]Cell, len(m.handles)*len(m.Nodes))
 	for i := range m.handles {
 		for n := range m.Nodes {
 			m.sync(&m.handles[i], n)

@@ -41,6 +41,7 @@ type dmda struct {
 	npush       uint64
 	// queued[w] counts the tasks in worker w's queue (QueuedCounts).
 	queued []int32
+	check  bool // View.Checking
 }
 
 // QueuedCounts is, by worker ID, how many tasks each worker's queue holds:
@@ -130,6 +131,7 @@ func (d *dmda) Init(v *View) {
 		!math.IsInf(d.alpha, 0) && !math.IsInf(d.beta, 0) && !math.IsNaN(d.beta) && !math.IsInf(d.gamma*d.idlePowerW, 0)
 	d.penUS, d.penPush = make([]float64, nodes), make([]uint64, nodes)
 	d.queued = make([]int32, len(d.w))
+	d.check = v.Checking()
 	if d.readyFirst {
 		v.UseCells() // the ready-first scans read them
 	}
