@@ -107,10 +107,10 @@ func (l *dmLevel) remove(i int) *Task {
 // compares stamps and keys.
 type dmEntry struct {
 	t     *Task
-	prio  int
 	c     [3]*memory.Cell
 	key   [3]int64
 	stamp uint64
+	prio  int32
 	nb    int8  // buffers in c; -1: too many (or no cells), read t.bufs
 	reads uint8 // bit k: buffer k is read
 }
@@ -118,7 +118,7 @@ type dmEntry struct {
 // newDMEntry makes t's entry on node; with scans false (no ready-first
 // scan will read it), without its cells.
 func newDMEntry(t *Task, node int, scans bool) dmEntry {
-	e := dmEntry{t: t, prio: int(t.prio), nb: -1}
+	e := dmEntry{t: t, prio: t.prio, nb: -1}
 	if !scans || len(t.bufs) > len(e.c) {
 		return e
 	}
