@@ -166,9 +166,11 @@ const MaxSamples = 1 << 25
 // resolution are made once, each task graph (application, N, block, model
 // symbols and priority range) is built once, by the first job that needs
 // it, and dropped after its last; so are its dependencies, shared by the
-// graphs that differ in their priorities alone. The largest jobs start
-// first, so that no long job is left to run alone at the end. None of this
-// changes a row.
+// graphs that differ in their priorities alone. Each goroutine's
+// simulation reuses the largest buffers of its previous one (sim.Spare),
+// so the collector has much less to free. The largest jobs start first,
+// so that no long job is left to run alone at the end (and each reused
+// buffer is large enough for the next job). None of this changes a row.
 func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Row, error) {
 	if workers < 1 {
 		workers = 1
@@ -189,8 +191,9 @@ func Run(p *Plan, jobs []Job, workers int, progress func(done, total int)) ([]Ro
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var spare *sim.Spare // the last run's buffers, for the next
 			for i := range next {
-				rows[i], errs[i] = p.run(jobs[i], machines[jobs[i].Machine], total, c, c.keys[i], c.depKeys[i])
+				rows[i], spare, errs[i] = p.run(jobs[i], machines[jobs[i].Machine], total, c, c.keys[i], c.depKeys[i], spare)
 				mu.Lock()
 				if u := rows[i].Utilization; u != nil {
 					for _, b := range u.Busy {
@@ -374,21 +377,24 @@ func (c *cache) release(key, depKey string) {
 	}
 }
 
-func (p *Plan) run(j Job, m *machine.Machine, total int, c *cache, key, depKey string) (Row, error) {
-	s, res, o, err := p.prepare(j, m, c, key, depKey)
+// run runs job j, reusing spare's buffers (nil: none), and returns its row
+// and the buffers the next run may reuse.
+func (p *Plan) run(j Job, m *machine.Machine, total int, c *cache, key, depKey string, spare *sim.Spare) (Row, *sim.Spare, error) {
+	s, res, o, err := p.prepare(j, m, c, key, depKey, spare)
 	if key != "" {
 		// The simulator holds the graph and dependencies it needs; the
 		// sweep's hold ends.
 		c.release(key, depKey)
 	}
 	if err != nil {
-		return Row{}, err
+		return Row{}, nil, err
 	}
 	mach := p.Machines[j.Machine]
 	out, err := s.Run()
 	if err != nil {
-		return Row{}, err
+		return Row{}, nil, err
 	}
+	spare = s.Spare()
 	gen := ""
 	if res != nil {
 		gen = res.Gen.String()
@@ -396,13 +402,13 @@ func (p *Plan) run(j Job, m *machine.Machine, total int, c *cache, key, depKey s
 	return Row{Index: j.Index, Jobs: total, Machine: mach.Label, MachineSource: mach.Source, Generation: gen, App: j.App, Sched: j.Sched, N: j.N, Block: j.Block,
 		NCPU: o.NCPU, NCUDA: o.NCUDA, NTasks: out.NTasks, GFlops: out.GFlops, MakespanS: out.MakespanS,
 		SLR: out.SLR, Speedup: out.Speedup, Eff: out.Efficiency, EnergyJ: out.EnergyJ, BusyPct: meanBusy(out),
-		PriceUnits: mach.PriceUnits, Utilization: out.Utilization}, nil
+		PriceUnits: mach.PriceUnits, Utilization: out.Utilization}, spare, nil
 }
 
 // Check prepares job j as Run would (its machine, graph and simulator)
 // without running it, so that what would fail in the job fails at once.
 func (p *Plan) Check(j Job) error {
-	_, _, _, err := p.prepare(j, p.Machines[j.Machine].File.RuntimeMachine(), nil, "", "")
+	_, _, _, err := p.prepare(j, p.Machines[j.Machine].File.RuntimeMachine(), nil, "", "", nil)
 	return err
 }
 
@@ -427,10 +433,12 @@ func (p *Plan) modelOptions(j Job, res *generation.Resolution) (models.Options, 
 // prepare builds job j's graph and simulator on m, and returns them with
 // the generation resolution (nil for a graph from a file) and the options
 // of the run. With a cache c, a job whose graph has a key takes its
-// resolution, graph and dependencies (depKey's) from c.
-func (p *Plan) prepare(j Job, m *machine.Machine, c *cache, key, depKey string) (*sim.Simulator, *generation.Resolution, sim.Options, error) {
+// resolution, graph and dependencies (depKey's) from c. The simulator may
+// reuse spare's buffers (Options.Spare).
+func (p *Plan) prepare(j Job, m *machine.Machine, c *cache, key, depKey string, spare *sim.Spare) (*sim.Simulator, *generation.Resolution, sim.Options, error) {
 	mach := p.Machines[j.Machine]
 	o := p.Options
+	o.Spare = spare
 	o.Sched = j.Sched
 	o.NewScheduler = p.NewSchedulers[j.Sched]
 	if mach.GPUMemLimitBytes > 0 {

@@ -235,15 +235,20 @@ func TestSharedGraphs(t *testing.T) {
 	require.NoError(t, err)
 	m := p.Machines[0].File.RuntimeMachine()
 	for i, j := range jobs {
-		s, _, _, err := p.prepare(j, m, nil, "", "")
+		s, _, _, err := p.prepare(j, m, nil, "", "", nil)
 		require.NoError(t, err)
 		out, err := s.Run()
 		require.NoError(t, err)
 		assert.Equal(t, out.MakespanS, rows[i].MakespanS, "job %d", i)
 	}
+	// Each run reuses the buffers of the one before, larger or smaller:
+	// the rows do not change.
+	var spare *sim.Spare
 	for i, j := range jobs {
-		_, err := p.run(j, m, len(jobs), c, c.keys[i], c.depKeys[i])
+		row, sp, err := p.run(j, m, len(jobs), c, c.keys[i], c.depKeys[i], spare)
 		require.NoError(t, err)
+		assert.Equal(t, rows[i], row, "job %d", i)
+		spare = sp
 	}
 	assert.Empty(t, c.graph, "each graph dropped after its last job")
 	assert.Empty(t, c.deps, "each graph's dependencies dropped after their last job")

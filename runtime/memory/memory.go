@@ -24,6 +24,25 @@ type Memory struct {
 	// other copies valid when a task writes.
 	OverCapacity, NoInvalidate bool
 	tidy                       []*Handle // scratch of Tidy
+	// cells[n*len(handles)+h] is handle h's cell on node n (Handle.Cell),
+	// once EnableCells made them; stamp is the next cell change's stamp.
+	cells []Cell
+	stamp uint64
+}
+
+// EnableCells makes the handles' cells (Handle.Cell) and keeps them up to
+// date from then on. Their upkeep costs a little at each change of a
+// copy's state: only the runs whose scheduler reads them enable them.
+func (m *Memory) EnableCells() {
+	if m.cells != nil {
+		return
+	}
+	m.cells = make([]Cell, len(m.handles)*len(m.Nodes))
+	for i := range m.handles {
+		for n := range m.Nodes {
+			m.sync(&m.handles[i], n)
+		}
+	}
 }
 
 // Node is one memory node's allocation state.
@@ -107,6 +126,7 @@ func New(nodes []NodeSpec, hiddenHoles bool) (*Memory, error) {
 // home only. Each kind of state lives in one slab.
 func (m *Memory) SetHandles(handles []graph.Handle) error {
 	m.handles = make([]Handle, len(handles))
+	m.cells = nil // (EnableCells, for these handles)
 	nn := len(m.Nodes)
 	rslab := make([]Replica, len(handles)*nn)
 	for i := range handles {
@@ -115,7 +135,7 @@ func (m *Memory) SetHandles(handles []graph.Handle) error {
 			return fmt.Errorf("handle %d has ID %d", i, h.ID)
 		}
 		hs := &m.handles[i]
-		hs.spec, hs.size, hs.id, hs.reps = h, h.SizeBytes, int32(i), rslab[i*nn:(i+1)*nn:(i+1)*nn]
+		hs.spec, hs.size, hs.id, hs.reps, hs.m = h, h.SizeBytes, int32(i), rslab[i*nn:(i+1)*nn:(i+1)*nn], m
 		for n := range hs.reps {
 			hs.reps[n] = Replica{h: hs, node: n}
 		}
@@ -235,6 +255,7 @@ func (m *Memory) commit(r *Replica) {
 	node.used += r.h.size
 	node.peak = max(node.peak, node.devUsed)
 	r.setAllocated(true)
+	m.sync(r.h, r.node)
 	if r.node != 0 {
 		node.nalloc++
 		if r.state != Invalid && r.h.reps[0].state == Invalid {
@@ -267,6 +288,7 @@ func (m *Memory) Evict(r *Replica, giveBack bool) (deviceFreed bool) {
 	r.slot = subSlot{}
 	m.SetState(r.h, r.node, Invalid) // (no longer dirty)
 	r.setAllocated(false)
+	m.sync(r.h, r.node)
 	node.nalloc--
 	m.Evictions++
 	return deviceFreed
@@ -309,6 +331,7 @@ func (m *Memory) SetState(h *Handle, n int, st State) {
 	}
 	r.state = st
 	setBit(&h.valid, n, st != Invalid)
+	m.sync(h, n)
 	if nn := m.Nodes[n]; nn.needsReindex(r) {
 		nn.reindexChange(r)
 	}
@@ -356,6 +379,7 @@ func (m *Memory) WriteBackDone(h *Handle, src, dst int, version uint64) {
 func (m *Memory) SetLoading(h *Handle, n int, on bool) {
 	h.reps[n].incoming = on
 	setBit(&h.loading, n, on)
+	m.sync(h, n)
 }
 
 // Touch makes h's copy on n the most recently used: in StarPU only

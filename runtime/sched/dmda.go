@@ -39,7 +39,14 @@ type dmda struct {
 	penUS       []float64
 	penPush     []uint64
 	npush       uint64
+	// queued[w] counts the tasks in worker w's queue (QueuedCounts).
+	queued []int32
+	check  bool // View.Checking
 }
+
+// QueuedCounts is, by worker ID, how many tasks each worker's queue holds:
+// Pop(w) returns nil exactly when w's is 0 (sched.QueueCounter).
+func (d *dmda) QueuedCounts() []int32 { return d.queued }
 
 // dmTask is what a dm scheduler keeps of a task it queued: its expected
 // length and the part of its transfer penalty not covered by the work
@@ -123,6 +130,11 @@ func (d *dmda) Init(v *View) {
 	d.grouped = d.sharedNodes && !d.sortedDec && d.alpha >= 0 && d.gamma*d.idlePowerW >= 0 &&
 		!math.IsInf(d.alpha, 0) && !math.IsInf(d.beta, 0) && !math.IsNaN(d.beta) && !math.IsInf(d.gamma*d.idlePowerW, 0)
 	d.penUS, d.penPush = make([]float64, nodes), make([]uint64, nodes)
+	d.queued = make([]int32, len(d.w))
+	d.check = v.Checking()
+	if d.readyFirst {
+		v.UseCells() // the ready-first scans read them
+	}
 }
 
 func (d *dmda) Push(t *Task) Decision {
@@ -183,7 +195,8 @@ func (d *dmda) queue(t *Task, w *machine.Worker, pen float64) Decision {
 	st.expLen += penPrime + length
 	t.dm = dmTask{length, penPrime}
 	l := d.level(st, t)
-	st.push(&st.levels[l], newDMEntry(t))
+	st.push(&st.levels[l], newDMEntry(t, w.Node, d.readyFirst))
+	d.queued[w.ID]++
 	return Decision{Worker: w, Prefetch: d.dataAware}
 }
 
@@ -294,6 +307,7 @@ func (d *dmda) Pop(w *machine.Worker) *Task {
 		i = d.readyIndex(l.tasks(), w)
 	}
 	t := l.remove(i)
+	d.queued[w.ID]--
 	if len(l.tasks()) == 0 && d.sorted {
 		st.release(l.q)
 		st.levels[0] = dmLevel{}

@@ -30,6 +30,18 @@ type Closer interface {
 	Close(makespanS float64) error
 }
 
+// QueueCounter is a scheduler that queues each task for one worker, whose
+// pops alone take it. QueuedCounts is, by worker ID, how many tasks each
+// worker's queue holds, kept up to date by the scheduler (the runtime only
+// reads it); Pop(w) returns nil, and changes nothing, exactly when w's
+// count is 0. The runtime then tells a pop that finds nothing without
+// calling Pop: on a machine of tens of cores, most wake-ups of idle
+// workers are such.
+type QueueCounter interface {
+	Scheduler
+	QueuedCounts() []int32
+}
+
 // Decision is what a push decided: the worker whose queue took the task
 // (nil for a queue all workers share) and whether the runtime should
 // prefetch the task's inputs on that worker's memory node now (StarPU's

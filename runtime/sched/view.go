@@ -30,6 +30,8 @@ type View struct {
 	pusher      *machine.Worker
 	nodes       []MemoryNode
 	power       map[string]machine.Power
+	enableCells func()
+	check       bool
 }
 
 // MemoryNode is a memory node as a scheduler may describe it.
@@ -57,12 +59,34 @@ type ViewConfig struct {
 	// the machine's power per arch (none: no power figures).
 	Nodes []MemoryNode
 	Power map[string]machine.Power
+	// EnableCells, when set, has the run keep the data's cells
+	// (memory.Memory.EnableCells), for the schedulers that read them.
+	EnableCells func()
+	// Check has schedulers verify what they cache against what it caches
+	// (the run's --check), and Fail on a difference.
+	Check bool
 }
 
 // NewView makes the view the runtime gives its scheduler.
 func NewView(c ViewConfig) *View {
 	return &View{eng: c.Engine, workers: c.Workers, cost: c.Cost, rng: c.Rand, g: c.Graph, weights: c.Weights,
-		explain: c.Explain, explainTask: c.ExplainTask, fail: c.Fail, nodes: c.Nodes, power: c.Power}
+		explain: c.Explain, explainTask: c.ExplainTask, fail: c.Fail, nodes: c.Nodes, power: c.Power, enableCells: c.EnableCells,
+		check: c.Check}
+}
+
+// Checking reports whether the run verifies its invariants (--check): a
+// scheduler then verifies what it caches, and calls Fail on a difference.
+func (v *View) Checking() bool { return v.check }
+
+// UseCells asks the run to keep the data's cells (memory.Handle.Cell: one
+// dense word per copy, for scans of many tasks' data on one node). Their
+// upkeep costs a little at each change of a copy's state, so they are
+// kept only when a scheduler asks, in its Init. Without them
+// (Handle.Cell returns nil) a scheduler reads the handles.
+func (v *View) UseCells() {
+	if v.enableCells != nil {
+		v.enableCells()
+	}
 }
 
 // NowUS is the simulated time in µs.

@@ -230,7 +230,11 @@ func (s *Simulator) buildGraph() error {
 			nbuf += n
 		}
 	}
-	s.bufs = make([]memory.Buf, bufSlots*len(s.g.Tasks), nbuf)
+	if sp := s.spare; sp != nil && cap(sp.bufs) >= nbuf {
+		s.bufs, sp.bufs = sp.bufs[:bufSlots*len(s.g.Tasks)], nil // zero (Spare)
+	} else {
+		s.bufs = make([]memory.Buf, bufSlots*len(s.g.Tasks), nbuf)
+	}
 	var kslab []*machine.KernelStats // per-task entries (pinned or fixed-length tasks)
 	var krows []workerStats          // and their slices
 	type statsKey struct {
@@ -387,7 +391,11 @@ func sameString(a, b string) bool {
 func (s *Simulator) attachDeps(d *graph.Deps, shared bool) {
 	s.deps = *d
 	if shared {
-		s.deps.NPending = slices.Clone(d.NPending)
+		if sp := s.spare; sp != nil && cap(sp.npending) >= len(d.NPending) {
+			s.deps.NPending, sp.npending = append(sp.npending[:0], d.NPending...), nil
+		} else {
+			s.deps.NPending = slices.Clone(d.NPending)
+		}
 	}
 	d = &s.deps
 	s.npending, s.succOff, s.succ = d.NPending, d.SuccOff, d.Succ

@@ -113,6 +113,11 @@ type Options struct {
 	// in priorities alone) many times: New then does not derive them
 	// again. The run only reads them.
 	Deps *graph.Deps
+	// Spare, when set, lends New the buffers of a finished simulation
+	// (Simulator.Spare) to reuse where they are large enough: for callers
+	// that run many simulations one after the other, as sweeps do.
+	// Results do not depend on it.
+	Spare *Spare
 }
 
 // DefaultOptions are StarPU's defaults, with the parity options on.

@@ -77,6 +77,60 @@ func TestDeterministic(t *testing.T) {
 	assert.Equal(t, enc(run(t, cal, "lu", 960*6, o)), enc(run(t, cal, "lu", 960*6, o)))
 }
 
+// TestQueueCounterSameResult: the dm schedulers count their queued tasks
+// (sched.QueueCounter), so the runtime tells pops that find nothing
+// without calling Pop; hiding the counts makes it call Pop every time, and
+// must give the same result, byte for byte (on the embedded machine's 40
+// cores, where most pops find nothing, and with random durations).
+func TestQueueCounterSameResult(t *testing.T) {
+	type hidden struct{ sched.Scheduler } // no QueuedCounts
+	cal := calibrate.Default()
+	enc := func(r *sim.Result) string { b, _ := json.Marshal(r); return string(b) }
+	for _, name := range []string{"dmda", "dmdar", "dmdas"} {
+		o := opts(name)
+		o.Durations, o.Seed = cost.Normal, 5
+		counted := run(t, cal, "cholesky", 960*20, o)
+		o.NewScheduler = func() sched.Scheduler {
+			sc, ok := sched.New(name)
+			require.True(t, ok)
+			_, counts := sc.(sched.QueueCounter)
+			require.True(t, counts, name)
+			return hidden{sc}
+		}
+		assert.Equal(t, enc(counted), enc(run(t, cal, "cholesky", 960*20, o)), name)
+	}
+}
+
+// TestSpareSameResult: a simulation that reuses the buffers of a finished
+// one (Options.Spare), larger or smaller, gives the result of one that
+// allocates its own, byte for byte.
+func TestSpareSameResult(t *testing.T) {
+	cal := calibrate.Default()
+	enc := func(r *sim.Result) string { b, _ := json.Marshal(r); return string(b) }
+	o := opts("dmdas")
+	newSim := func(app string, n int, spare *sim.Spare) *sim.Simulator {
+		g, err := models.New(app, models.Options{N: n, Block: 960, Prio: prioOf(o.Sched)})
+		require.NoError(t, err)
+		o := o
+		o.Spare = spare
+		s, err := sim.New(cal.RuntimeMachine(), g, o)
+		require.NoError(t, err)
+		return s
+	}
+	fresh := enc(run(t, cal, "cholesky", 960*8, o))
+	var spare *sim.Spare
+	for _, n := range []int{960 * 4, 960 * 12, 960 * 8} { // smaller, larger
+		s := newSim("lu", n, nil)
+		_, err := s.Run()
+		require.NoError(t, err)
+		spare = s.Spare()
+		s = newSim("cholesky", 960*8, spare)
+		r, err := s.Run()
+		require.NoError(t, err)
+		assert.Equal(t, fresh, enc(r), "after lu N=%d", n)
+	}
+}
+
 // TestMemoryPressure shrinks the GPUs to 40 tiles so data must be evicted;
 // the checks must still pass and the peak stay within the limit, while the
 // full-size GPUs (29 GiB each) never evict.

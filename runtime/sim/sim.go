@@ -142,6 +142,10 @@ type Simulator struct {
 	// run, in order (wakeIdle).
 	wakeIDs  []int32
 	wakeHead int
+	spare    *Spare // Options.Spare, while New takes its buffers
+	// queued is the scheduler's count of tasks queued per worker, when
+	// it keeps one (sched.QueueCounter): nil otherwise.
+	queued   []int32
 	reqs     []*request // every request made, by idx
 	freeReqs []*request // finished requests, for newRequest to reuse
 
@@ -208,7 +212,14 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	// tail of the task states' slab, while buildGraph fills it from the
 	// head: page faults are most of filling a fresh slab (a CPU profile of
 	// New on a large graph, as BenchmarkAttilaCholesky76800's, shows them).
-	s.tasks = make([]TaskState, len(g.Tasks))
+	s.spare, s.opts.Spare = opts.Spare, nil
+	reused := false
+	if sp := s.spare; sp != nil && cap(sp.tasks) >= len(g.Tasks) {
+		s.tasks, sp.tasks = sp.tasks[:len(g.Tasks)], nil // zero (Spare)
+		reused = true
+	} else {
+		s.tasks = make([]TaskState, len(g.Tasks))
+	}
 	type derived struct {
 		d   *graph.Deps
 		err error
@@ -219,7 +230,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		if d == nil {
 			d, err = graph.DeriveDeps(g)
 		}
-		if tail := s.tasks[len(s.tasks)*prefaultFrom/100:]; len(tail) > 0 {
+		if tail := s.tasks[len(s.tasks)*prefaultFrom/100:]; len(tail) > 0 && !reused {
 			prefault(unsafe.Pointer(&tail[0]), uintptr(len(tail))*unsafe.Sizeof(tail[0]))
 		}
 		depc <- derived{d, err}
@@ -243,6 +254,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		return nil, d.err
 	}
 	s.attachDeps(d.d, opts.Deps != nil)
+	s.spare = nil
 	if opts.Check {
 		s.chk = newChecker(s)
 	}
@@ -265,14 +277,45 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		nodes[i] = sched.MemoryNode{Name: n.Name, CapacityBytes: n.Capacity}
 	}
 	s.view = sched.NewView(sched.ViewConfig{Engine: s.eng, Workers: s.mw, Cost: s.cost, Rand: s.rng, Graph: s.g,
-		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail, Nodes: nodes, Power: m.Power})
+		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail, Nodes: nodes, Power: m.Power,
+		EnableCells: s.mem.EnableCells, Check: opts.Check})
 	s.sched.Init(s.view)
+	if qc, ok := s.sched.(sched.QueueCounter); ok {
+		s.queued = qc.QueuedCounts()
+	}
 	s.obs = opts.Observer
 	if s.obs == nil {
 		s.obs = NopObserver{}
 	}
 	s.startHetsimPaths()
 	return s, nil
+}
+
+// Spare is what a finished simulation lends the next (Options.Spare): its
+// largest buffers, the task states' and their buffers' slabs and the
+// dependency counts, which New reuses instead of allocating them again
+// (and the collector freeing them). The slabs are cleared, up to their
+// capacity: New takes them as make would give them, and they hold no
+// pointer into the simulation that lent them, which the collector then
+// frees.
+type Spare struct {
+	tasks    []TaskState
+	bufs     []memory.Buf
+	npending []int32
+}
+
+// Spare returns s's buffers for another simulation to reuse
+// (Options.Spare); s, finished, must not be used after. Its Result stays
+// valid: it holds none of them.
+func (s *Simulator) Spare() *Spare {
+	s.hetsim() // its goroutine reads the task states
+	// Beyond their lengths (the extent used), the slabs are zero: they
+	// came from make, or from a Spare.
+	clear(s.tasks)
+	clear(s.bufs)
+	sp := &Spare{tasks: s.tasks[:0], bufs: s.bufs[:0], npending: s.npending[:0]}
+	s.tasks, s.bufs, s.npending = nil, nil, nil
+	return sp
 }
 
 // Run simulates the whole graph and returns the result.
