@@ -118,21 +118,9 @@ func TestTwoHopPrefetchesMatchStarPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", "hannibal-pitch")
-	if err != nil {
-		t.Skip("../shared/calibrations not found")
-	}
-	g, err := models.New("lu", models.Options{N: 57600, Block: 960})
-	require.NoError(t, err)
-	o := sim.DefaultOptions()
-	o.Sched, o.NCPU = "dmda", 0
 	obs := &tileLoads{tiles: map[string]bool{"A[19][0]": true, "A[0][21]": true, "A[25][0]": true},
 		open: map[uint64]string{}, ends: map[string][]float64{}}
-	o.Observer = obs
-	s, err := sim.New(cal.RuntimeMachine(), g, o)
-	require.NoError(t, err)
-	_, err = s.Run()
-	require.NoError(t, err)
+	runGPUOnly(t, "hannibal-pitch", "lu", 57600, obs)
 	starpuMS := map[string]float64{
 		"RAM->CUDA0 A[19][0] task-prefetch": 546.995,
 		"RAM->CUDA0 A[0][21] task-prefetch": 598.543,
@@ -178,19 +166,27 @@ func TestOwnershipAtFetchMatchesStarPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", "attila")
+	obs := &firstTidy{afterS: 1}
+	runGPUOnly(t, "attila", "lu", 76800, obs)
+	assert.InDelta(t, 4.72, obs.atS, 0.5, "first tidy write-back after 1 s starts at %.3f s", obs.atS)
+}
+
+// runGPUOnly runs app at N=n on host's StarPU calibration (../shared)
+// under dmda with the GPU workers only, StarPU's defaults otherwise,
+// reporting to obs; it skips the test when the calibrations are absent.
+func runGPUOnly(t *testing.T, host, app string, n int, obs sim.Observer) {
+	t.Helper()
+	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", host)
 	if err != nil {
 		t.Skip("../shared/calibrations not found")
 	}
-	g, err := models.New("lu", models.Options{N: 76800, Block: 960})
+	g, err := models.New(app, models.Options{N: n, Block: 960})
 	require.NoError(t, err)
 	o := sim.DefaultOptions()
 	o.Sched, o.NCPU = "dmda", 0
-	obs := &firstTidy{afterS: 1}
 	o.Observer = obs
 	s, err := sim.New(cal.RuntimeMachine(), g, o)
 	require.NoError(t, err)
 	_, err = s.Run()
 	require.NoError(t, err)
-	assert.InDelta(t, 4.72, obs.atS, 0.5, "first tidy write-back after 1 s starts at %.3f s", obs.atS)
 }
