@@ -233,6 +233,11 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 	stats := *t.stats
 	groups := d.groups[:0]
 	endMin, eMax := math.Inf(1), math.Inf(-1)
+	// The loop takes minima and maxima by comparisons, where Go's min and
+	// max, which propagate NaNs and order zeros by sign, cost several
+	// instructions each: nan records a NaN (a NaN the builtins would have
+	// carried to endMin or eMax), and a zero's sign changes no choice.
+	nan := now != now
 	for i := 0; i < len(ws); {
 		k := stats[ws[i].ID]
 		if k == nil {
@@ -243,21 +248,40 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 		pen := d.penalty(t, ws[i])
 		length := k.MeanUS
 		g := dmGroup{first: i, best: i, end: math.Inf(1), pen: pen, length: length}
+		nowPen := math.Inf(-1) // expectedEnd: the data's arrival, for the data-aware variants
+		if d.dataAware {
+			nowPen = now + pen
+			nan = nan || nowPen != nowPen
+		}
 		for ; i < len(ws) && ws[i].Node == node && stats[ws[i].ID] == k; i++ {
 			st := d.w[ws[i].ID]
-			start := max(st.expStart, now)
-			prev := st.expLen
-			end := expectedEnd(start, prev, length, now, pen, d.dataAware)
+			start := st.expStart // max(st.expStart, now), a NaN kept
+			if now > start {
+				start = now
+			}
+			queueEnd := start + st.expLen
+			end := queueEnd // expectedEnd
+			if nowPen > end {
+				end = nowPen
+			}
+			end += length
+			if end != end || queueEnd != queueEnd {
+				nan = true
+			}
 			if end < g.end {
 				g.best, g.end = i, end
 			}
-			endMin = min(endMin, end)
-			eMax = max(eMax, start+prev)
+			if queueEnd > eMax {
+				eMax = queueEnd
+			}
+		}
+		if g.end < endMin { // the group's least end is its first least
+			endMin = g.end
 		}
 		groups = append(groups, g)
 	}
 	d.groups = groups
-	if len(groups) == 0 || math.IsInf(endMin, 0) || math.IsNaN(endMin) || math.IsInf(eMax, 0) || math.IsNaN(eMax) {
+	if len(groups) == 0 || nan || math.IsInf(endMin, 0) || math.IsInf(eMax, 0) {
 		return nil, 0, false
 	}
 	wt := dmWeights{d.alpha, d.beta, d.gamma, d.idlePowerW, d.dataAware}

@@ -228,8 +228,74 @@ func (d *dmda) queuedBefore(st *dmWorker, t *Task) (us float64, after bool) {
 // >= the head's, the lexicographic minimum of (bytes not valid, of those not
 // being loaded, bytes not allocated); ties to the earlier task; the scan
 // stops at a task with everything valid and allocated. It reads the data's
-// state as the view's NonReadyBytes does, from the entries' cells.
+// state as the view's NonReadyBytes does, from the entries' cells. Most
+// queued tasks keep their key and are not below the least so far:
+// skipWorse passes over them in a loop with no call; with checks on,
+// readyIndexChecked scans instead.
 func (d *dmda) readyIndex(q []dmEntry, w *machine.Worker) int {
+	if d.check {
+		return d.readyIndexChecked(q, w)
+	}
+	p := q[0].prio
+	b0, b1, b2 := q[0].nonReadyBytes(w.Node)
+	if b0 == 0 && b2 == 0 {
+		return 0
+	}
+	best := 0
+	for i := 1; ; i++ {
+		i = skipWorse(q, i, p, b0, b1, b2)
+		if i == len(q) || q[i].prio < p {
+			return best
+		}
+		nr, nl, na := q[i].nonReadyBytes(w.Node)
+		if nr < b0 || (nr == b0 && (nl < b1 || (nl == b1 && na < b2))) {
+			best, b0, b1, b2 = i, nr, nl, na
+		}
+		if nr == 0 && na == 0 {
+			return best
+		}
+	}
+}
+
+// skipWorse returns the first index j >= i of q the scan must look at (or
+// len(q)): a task of priority < p, or whose key changed or is not kept,
+// or is below (b0, b1, b2), the least so far. The others are neither the
+// least nor all ready: a kept key is all ready only as (0, 0, 0) (its
+// parts, from the cells' unsigned sizes, are >= 0 and the bytes not being
+// loaded are some of those not valid), which is below any other. A leaf loop
+// of few values, kept in registers: the scan's own loop, around calls,
+// would reload them at each step.
+func skipWorse(q []dmEntry, i int, p int32, b0, b1, b2 int64) int {
+	for ; i < len(q); i++ {
+		e := &q[i]
+		if e.prio < p {
+			return i
+		}
+		if st := e.stamp; e.nb < 0 || e.c[0].Stamp >= st || e.c[1].Stamp >= st || e.c[2].Stamp >= st {
+			return i
+		}
+		if nr := e.key[0]; nr < b0 || (nr == b0 && (e.key[1] < b1 || (e.key[1] == b1 && e.key[2] < b2))) {
+			return i
+		}
+	}
+	return i
+}
+
+// nonReadyBytes is e's task's NonReadyBytes on node, from e's key while
+// its cells are unchanged.
+func (e *dmEntry) nonReadyBytes(node int) (nonReady, nonLoading, nonAllocated int64) {
+	if e.nb < 0 {
+		return memory.NonReadyBytes(e.t.bufs, node)
+	}
+	if st := e.stamp; e.c[0].Stamp < st && e.c[1].Stamp < st && e.c[2].Stamp < st {
+		return e.key[0], e.key[1], e.key[2]
+	}
+	return e.keyFromCells()
+}
+
+// readyIndexChecked is readyIndex's scan, checking each key it reads
+// against the handles (View.Checking).
+func (d *dmda) readyIndexChecked(q []dmEntry, w *machine.Worker) int {
 	best := 0
 	var b [3]int64
 	for i := range q {
@@ -237,18 +303,8 @@ func (d *dmda) readyIndex(q []dmEntry, w *machine.Worker) int {
 		if e.prio < q[0].prio {
 			break
 		}
-		var nr, nl, na int64
+		nr, nl, na := e.nonReadyBytes(w.Node)
 		if e.nb >= 0 {
-			// The key, computed again when a cell changed since.
-			if st := e.stamp; e.c[0].Stamp < st && e.c[1].Stamp < st && e.c[2].Stamp < st {
-				nr, nl, na = e.key[0], e.key[1], e.key[2]
-			} else {
-				nr, nl, na = e.keyFromCells()
-			}
-		} else {
-			nr, nl, na = memory.NonReadyBytes(e.t.bufs, w.Node)
-		}
-		if d.check && e.nb >= 0 {
 			d.checkKey(e, w, [3]int64{nr, nl, na})
 		}
 		if i == 0 || nr < b[0] || (nr == b[0] && (nl < b[1] || (nl == b[1] && na < b[2]))) {
