@@ -7,6 +7,7 @@ import (
 	"github.com/starsim/starsim/runtime/graph"
 	"github.com/starsim/starsim/runtime/machine"
 	"github.com/starsim/starsim/runtime/memory"
+	"github.com/starsim/starsim/runtime/sched"
 )
 
 // submit submits task i, then schedules the next submission after the
@@ -133,37 +134,11 @@ func (s *Simulator) wake(n int) {
 			}
 			s.eng.RunInline()
 		}
-		if w := s.workers[id]; !s.popsNothing(w) {
-			s.workerPop(w)
-		}
+		s.workerPop(s.workers[id])
 	}
 	if s.wakeHead == len(s.wakeIDs) {
 		s.wakeIDs, s.wakeHead = s.wakeIDs[:0], 0
 	}
-}
-
-// popsNothing does what workerPop does when w's pop finds nothing queued
-// for it, without asking the scheduler, and reports whether it was so:
-// w's queue is empty (sched.QueueCounter), and workerPop would pop now
-// (not blocked, room in its pipeline, its thread free, no driver pass
-// pending). Most of the pops wakeIdle wakes on a machine of many cores
-// are such, hence the CPU workers' checks first and by hand.
-func (s *Simulator) popsNothing(w *worker) bool {
-	if s.queued == nil || s.queued[w.ID] != 0 || w.blocked {
-		return false
-	}
-	if w.Kind == machine.CPUWorker {
-		if w.held != 0 || w.threadFreeS > s.eng.NowS() {
-			return false
-		}
-	} else if node := s.nodes[w.Node]; !w.canPop() || node.progressPosted || node.issueFreeS > s.eng.NowS() {
-		return false
-	}
-	w.idle = true
-	if w.state != stateIdle || w.stateTask != nil || w.running != nil || w.held != 0 {
-		s.updateState(w)
-	}
-	return true
 }
 
 // workerPop lets w take tasks from the scheduler while its pipeline has room.
@@ -186,7 +161,12 @@ func (s *Simulator) workerPop(w *worker) {
 		return
 	}
 	for w.canPop() {
-		tk := s.sched.Pop(&w.Worker)
+		var tk *sched.Task
+		// An empty queue (sched.QueueCounter) pops nothing: no need to
+		// ask the scheduler, on a machine of many cores most wakes' case.
+		if s.queued == nil || s.queued[w.ID] != 0 {
+			tk = s.sched.Pop(&w.Worker)
+		}
 		if tk == nil {
 			w.idle = true
 			s.updateState(w)
