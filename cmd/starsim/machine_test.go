@@ -39,6 +39,7 @@ type runJSON struct {
 		Node          string `json:"node"`
 		CapacityBytes int64  `json:"capacity_bytes"`
 	} `json:"memory"`
+	Ensemble *ensembleInfo `json:"ensemble"`
 }
 
 func runJSONOf(t *testing.T, args ...string) (runJSON, string) {

@@ -102,6 +102,7 @@ func TestPeerGridFidelity(t *testing.T) {
 	// and only reports: how an option off by default would do.
 	extra := strings.Fields(os.Getenv("STARSIM_PEERGRID_ARGS"))
 	var errs []float64
+	inside := 0
 	for _, r := range rows {
 		args := []string{"run", "--starpu", samplingDir, "--host", r.host, "--app", r.app, "--sched", r.sched,
 			"--ncpu", strconv.Itoa(r.ncpu), "--n", strconv.Itoa(r.n), "--block", strconv.Itoa(r.bs)}
@@ -109,13 +110,23 @@ func TestPeerGridFidelity(t *testing.T) {
 			args = append(args, "--gpus", strconv.Itoa(r.gpus))
 		}
 		res, _ := runJSONOf(t, append(args, extra...)...)
+		if res.Ensemble != nil { // --ensemble K: its median, and whether the peer is in its range
+			res.GFlops = res.Ensemble.GFlopsMedian
+			if res.Ensemble.GFlopsMin <= r.gflops && r.gflops <= res.Ensemble.GFlopsMax {
+				inside++
+			}
+		}
 		e := (res.GFlops - r.gflops) / r.gflops * 100
 		errs = append(errs, math.Abs(e))
 		tol := peerGridTolPct
 		if k, ok := peerGridKnown[r.key()]; ok {
 			tol = k
 		}
-		t.Logf("%-44s peer %8.1f  starsim %8.1f  %+6.2f %%", r.key(), r.gflops, res.GFlops, e)
+		ens := ""
+		if res.Ensemble != nil {
+			ens = fmt.Sprintf("  (ensemble %+.2f to %+.2f %%)", (res.Ensemble.GFlopsMin-r.gflops)/r.gflops*100, (res.Ensemble.GFlopsMax-r.gflops)/r.gflops*100)
+		}
+		t.Logf("%-44s peer %8.1f  starsim %8.1f  %+6.2f %%%s", r.key(), r.gflops, res.GFlops, e, ens)
 		if len(extra) == 0 {
 			assert.LessOrEqual(t, math.Abs(e), tol, "%s: starsim %.1f GFlop/s, the peer %.1f", r.key(), res.GFlops, r.gflops)
 		}
@@ -126,6 +137,9 @@ func TestPeerGridFidelity(t *testing.T) {
 		med = (errs[len(errs)/2-1] + errs[len(errs)/2]) / 2
 	}
 	t.Logf("%d rows, median |error| %.2f %%, max %.2f %%", len(errs), med, errs[len(errs)-1])
+	if inside > 0 {
+		t.Logf("the peer inside the ensemble's range: %d rows", inside)
+	}
 	if len(extra) == 0 {
 		assert.LessOrEqual(t, med, peerGridMedianPct, "median |error|")
 	}

@@ -91,6 +91,9 @@ type runFlags struct {
 	// panel.
 	observer sim.Observer
 	panel    *traces.PanelRecorder
+	// ensemble is --ensemble's run count (0: off); ens its result.
+	ensemble int
+	ens      *ensembleInfo
 }
 
 // runCmd is `starsim run`; cmdline is the whole command line, for the
@@ -107,6 +110,7 @@ func runCmd(cmdline string) *cobra.Command {
 		fs.BoolVar(&f.syrkPrioGEMM, "starpu-1499-syrk-prio", false, "give Cholesky's SYRK tasks StarPU 1.4.99's priority (2nb-2k-n, its GEMM formula; the peer's revision) instead of 1.4 releases' (2nb-2k-2n)")
 		fs.IntVar(&f.ib, "ib", 0, "QR's inner block size `IB` (the rows of its T tiles; default Chameleon's, 48)")
 		fs.StringVar(&f.dag, "dag", "", "run the task graph of `FILE` instead of a built-in application: starsim's JSON format, DOT (DAGGEN, SimGrid) or WfCommons' WfFormat")
+		fs.IntVar(&f.ensemble, "ensemble", 0, "also run the configuration `K`-1 more times with every link bandwidth x1±k·1e-4 (k = 1, 2, ...), and print the median and range of the K runs' GFlop/s: how much the prediction hinges on events microseconds apart (docs/fidelity.md)")
 		fs.StringVar(&f.dagRate, "dag-rate", "", "with --dag: derive durations from the tasks' flops where the file gives none, per arch or kind (`ARCH=FLOPS,...`: cpu=2e10,cuda=7e12)")
 		return func(pos []string, stdout, stderr io.Writer) error {
 			if err := f.parse(fs, stderr); err != nil {
@@ -120,6 +124,9 @@ func runCmd(cmdline string) *cobra.Command {
 				validate = f.validateDAG
 			}
 			if err := validate(); err != nil {
+				return err
+			}
+			if err := f.checkEnsemble(); err != nil {
 				return err
 			}
 			out := &outputSet{}
@@ -251,10 +258,15 @@ func (f *runFlags) print(w io.Writer, res *sim.Result) error {
 		return enc.Encode(struct {
 			Machine *machineInfo `json:"machine"`
 			*sim.Result
-		}{f.info, res})
+			Ensemble *ensembleInfo `json:"ensemble,omitempty"`
+		}{f.info, res, f.ens})
 	}
 	f.info.writeHeader(w)
-	return printResult(w, res)
+	extra := ""
+	if f.ens != nil {
+		extra = f.ens.text()
+	}
+	return printResult(w, res, extra)
 }
 
 func (f *runFlags) run(stderr io.Writer, out *outputSet) (*sim.Result, error) {
@@ -380,6 +392,11 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	if err == nil && f.panel != nil {
 		err = f.savePanel(res, f.panel, out)
 	}
+	if err == nil && f.ensemble >= 2 {
+		if f.ens, err = runEnsemble(mc, g, opts, res, f.ensemble); err == nil {
+			f.ens.note(stderr)
+		}
+	}
 	return res, err
 }
 
@@ -457,13 +474,19 @@ func (o traceOutput) Create(path string) (io.Writer, error) { return o.out.creat
 func (o traceOutput) Mkdir(path string) error               { return o.out.mkdir(path) }
 func (o traceOutput) OnClose(c func() error)                { o.out.onClose(c) }
 
-func printResult(w io.Writer, r *sim.Result) error {
+// printResult writes a result's tables; extra, when not empty, is a line
+// after the summary (--ensemble's).
+func printResult(w io.Writer, r *sim.Result, extra string) error {
 	fmt.Fprintf(w, "%s, %s: %s, makespan %.3f ms, %d tasks\n", r.App, r.Sched, gflopsText(r), r.MakespanS*1e3, r.NTasks)
 	fmt.Fprintf(w, "SLR %.3f, speedup %.3f, efficiency %.3f", r.SLR, r.Speedup, r.Efficiency)
 	if r.EnergyJ > 0 {
 		fmt.Fprintf(w, ", energy %.1f J (%.2f GFlop/J)", r.EnergyJ, r.GFlops*r.MakespanS/r.EnergyJ)
 	}
-	fmt.Fprintf(w, "\n\n")
+	fmt.Fprintln(w)
+	if extra != "" {
+		fmt.Fprintln(w, extra)
+	}
+	fmt.Fprintln(w)
 	kernels := map[string]bool{}
 	for _, wr := range r.Workers {
 		for k := range wr.ByKernel {

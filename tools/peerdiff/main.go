@@ -32,7 +32,7 @@ type options struct {
 	starpu, peerPrefix, runPeer, starsim, cloneGPU, cache, tsv string
 	hosts, apps, scheds, ncpus                                 []string
 	ns                                                         []int
-	block, gpus, gpuMemMiB                                     int
+	block, gpus, gpuMemMiB, ensemble                           int
 	trace, cacheOnly, noStarsim                                bool
 	tolMs                                                      float64
 	context                                                    int
@@ -131,6 +131,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.BoolVar(&o.trace, "trace", false, "keep both sides' traces and report kernels per worker, transfers and the first divergence")
 	fs.Float64Var(&o.tolMs, "tol-ms", 0.01, "with --trace: start/end differences up to this many ms are equal")
 	fs.IntVar(&o.context, "context", 4, "with --trace: tasks of context before the first divergence")
+	fs.IntVar(&o.ensemble, "ensemble", 0, "compare the median GFlop/s of starsim's ensemble of K runs (run --ensemble K) and say whether the peer falls inside its range")
 	fs.StringVar(&o.tsv, "tsv", "", "also write the rows as TSV to this file")
 	fs.StringVar(&o.peerTSV, "peer-tsv", "", "write the peer's side of the rows (no starsim column) as TSV to this file: the grid TestPeerGridFidelity reads")
 	if err := fs.Parse(args); err != nil {
@@ -153,6 +154,9 @@ func run(args []string, stdout io.Writer) error {
 		if _, err := strconv.Atoi(c); err != nil && c != "default" {
 			return fmt.Errorf("--ncpu: %q: a count or default", c)
 		}
+	}
+	if o.ensemble != 0 && (o.ensemble < 2 || o.trace) {
+		return fmt.Errorf("--ensemble %d: a run count from 2, without --trace (a trace is one run's)", o.ensemble)
 	}
 	if o.gpuMemMiB < 0 {
 		return fmt.Errorf("--gpu-mem: %d: a size in MiB", o.gpuMemMiB)
@@ -234,6 +238,8 @@ type result struct {
 	c       config
 	peer    peerRow
 	starsim float64
+	// ens is starsim's ensemble (--ensemble), nil without.
+	ens *ensembleJSON
 }
 
 func (r result) errPct() float64 { return (r.starsim - r.peer.gflops) / r.peer.gflops * 100 }
@@ -243,7 +249,15 @@ func printRow(w io.Writer, r result) {
 		fmt.Fprintf(w, "%-44s peer %8.1f GFlop/s (%d CPU + %d CUDA, %.1f s)\n", r.c, r.peer.gflops, r.peer.ncpu, r.peer.ncuda, r.peer.wallS)
 		return
 	}
-	fmt.Fprintf(w, "%-44s peer %8.1f  starsim %8.1f GFlop/s  %+6.2f %%\n", r.c, r.peer.gflops, r.starsim, r.errPct())
+	ens := ""
+	if r.ens != nil {
+		in := "outside"
+		if r.peer.gflops >= r.ens.Min && r.peer.gflops <= r.ens.Max {
+			in = "inside"
+		}
+		ens = fmt.Sprintf("  (ensemble %+.2f to %+.2f %%: peer %s)", (r.ens.Min-r.peer.gflops)/r.peer.gflops*100, (r.ens.Max-r.peer.gflops)/r.peer.gflops*100, in)
+	}
+	fmt.Fprintf(w, "%-44s peer %8.1f  starsim %8.1f GFlop/s  %+6.2f %%%s\n", r.c, r.peer.gflops, r.starsim, r.errPct(), ens)
 }
 
 func summarize(w io.Writer, rows []result) {
@@ -537,6 +551,14 @@ type starsimJSON struct {
 	} `json:"transfers"`
 	Evictions  json.RawMessage `json:"evictions"`
 	WriteBacks json.RawMessage `json:"write_backs"`
+	Ensemble   *ensembleJSON   `json:"ensemble"`
+}
+
+// ensembleJSON is the part of run --ensemble's "ensemble" read here.
+type ensembleJSON struct {
+	Median float64 `json:"gflops_median"`
+	Min    float64 `json:"gflops_min"`
+	Max    float64 `json:"gflops_max"`
 }
 
 func runStarsim(o options, c config, p *peerRow, traceDir string) (*starsimJSON, error) {
@@ -550,6 +572,9 @@ func runStarsim(o options, c config, p *peerRow, traceDir string) (*starsimJSON,
 	}
 	if traceDir != "" {
 		args = append(args, "--trace-rec", traceDir, "--trace-paje", filepath.Join(traceDir, "paje.trace"))
+	}
+	if o.ensemble >= 2 {
+		args = append(args, "--ensemble", strconv.Itoa(o.ensemble))
 	}
 	args = append(args, strings.Fields(o.starsimArgs)...)
 	var out, errb bytes.Buffer
@@ -590,6 +615,12 @@ func runOne(o options, c config, dir, peerID, sampID string, w io.Writer) (*resu
 		return nil, err
 	}
 	r.starsim = j.GFlops
+	if o.ensemble >= 2 {
+		if j.Ensemble == nil {
+			return nil, fmt.Errorf("%s: no ensemble in run --ensemble's output", o.starsim)
+		}
+		r.starsim, r.ens = j.Ensemble.Median, j.Ensemble
+	}
 	if o.trace {
 		printRow(w, *r)
 		if err := detail(w, o, peerTrace, ssTrace, j); err != nil {
