@@ -86,10 +86,12 @@ type Options struct {
 	// it released pushed and their callbacks run, before the pass over the
 	// node's requests, __starpu_datawizard_progress): the pass waits for
 	// the driver's thread (wakeDriver), a wont_use costs its callback's
-	// submit and push costs on the thread that runs it (runWontUse), and
-	// the memchunk tidy runs in the pass (progress). Found event by event
-	// against the peer (docs/fidelity.md); off by default until the grid
-	// as a whole agrees better with it.
+	// submit and push costs on the thread that runs it (runWontUse), the
+	// memchunk tidy runs in the pass (progress), and issuing a copy holds
+	// its data's header lock, which holds back a push that prefetches that
+	// data (pushHeld) and another driver's copy of it (start). Found
+	// event by event against the peer (docs/fidelity.md); off by default
+	// until the grid as a whole agrees better with it.
 	StarPUDriverLoop bool
 	// NoDriverStall lets a GPU's data requests progress while its driver
 	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as

@@ -128,6 +128,13 @@ type Simulator struct {
 	allocFreeS float64
 	dirs       [][]*direction
 
+	// With Options.StarPUDriverLoop: lockFromS and lockFreeS are, per
+	// handle ID, when a driver took and frees the handle's header lock to
+	// issue a copy (the last such interval, simulated s); pushResumeS is,
+	// per pushing thread (0: the application's, 1+ID: a worker's), when
+	// its pushes held back by such a lock end.
+	lockFromS, lockFreeS, pushResumeS []float64
+
 	ndone       int
 	obs         Observer
 	xferID      uint64
@@ -288,6 +295,11 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		s.obs = NopObserver{}
 	}
 	s.startHetsimPaths()
+	if opts.StarPUDriverLoop {
+		s.lockFromS = make([]float64, len(g.Handles))
+		s.lockFreeS = make([]float64, len(g.Handles))
+		s.pushResumeS = make([]float64, len(s.workers)+1)
+	}
 	return s, nil
 }
 

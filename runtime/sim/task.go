@@ -82,6 +82,13 @@ func (s *Simulator) threadClock(w *worker) *float64 {
 // the task's id, and above 32 bits the pushing worker's ID + 1 (0: the
 // application thread).
 func (s *Simulator) push(arg int) {
+	if s.pushResumeS != nil {
+		if arg&heldPush != 0 {
+			arg &^= heldPush
+		} else if s.pushHeld(arg, &s.tasks[arg&(1<<32-1)]) {
+			return
+		}
+	}
 	t := &s.tasks[arg&(1<<32-1)]
 	s.obs.Push(s.eng.NowS(), t)
 	var by *machine.Worker
@@ -94,6 +101,66 @@ func (s *Simulator) push(arg int) {
 	}
 	s.wakeIdle()
 }
+
+// pushHeld holds a push back (Options.StarPUDriverLoop; heldPushEnd
+// decides): the push is posted again for when it ends, the pushing
+// thread's clock moves with it, and pushHeld reports true.
+func (s *Simulator) pushHeld(arg int, t *TaskState) bool {
+	now := s.eng.NowS()
+	p := arg >> 32
+	lock := 0.0
+	began := now - s.m.Costs.TaskPushS
+	for _, b := range t.Buffers() {
+		if id := b.H.ID(); lockHeldAt(s.lockFromS[id], s.lockFreeS[id], began) {
+			lock = max(lock, s.lockFreeS[id])
+		}
+	}
+	endS, held := heldPushEnd(now, s.m.Costs.TaskPushS, s.pushResumeS[p], lock)
+	if !held {
+		return false
+	}
+	s.pushResumeS[p] = endS
+	clock := &s.pushFreeS
+	if p > 0 {
+		clock = s.threadClock(s.workers[p-1])
+	}
+	*clock = max(*clock, endS)
+	s.eng.Post(endS-now, s.pushCall, arg|heldPush)
+	return true
+}
+
+// heldPushEnd decides whether a push due to end at endS (it took pushS)
+// is held back, and when it then ends. StarPU's push prefetches the
+// task's data, taking each handle's header lock, which a driver holds
+// while it issues a copy of that data (starpu_handle_data_request, across
+// the copy's 10 µs queue sleep; the allocation before it lets the lock
+// go): a push that began while lockFreeS (the latest end of such a lock
+// held when it began; 0: none) was ahead ends pushS after it. The thread
+// pushes one task at a time, so a push that began before its previous,
+// held-back push ended (resumeS) ends pushS after that one.
+func heldPushEnd(endS, pushS, resumeS, lockFreeS float64) (float64, bool) {
+	began := endS - pushS
+	if resumeS > began+lockEpsS {
+		return resumeS + pushS, true
+	}
+	if lockFreeS > began+lockEpsS {
+		return lockFreeS + pushS, true
+	}
+	return endS, false
+}
+
+// lockHeldAt says whether a header lock held from fromS to freeS is held
+// at t.
+func lockHeldAt(fromS, freeS, t float64) bool {
+	return fromS <= t+lockEpsS && freeS > t+lockEpsS
+}
+
+// heldPush marks a push posted again by pushHeld (above the pusher's ID).
+const heldPush = 1 << 62
+
+// lockEpsS absorbs rounding in comparing instants computed along
+// different paths (simulated s; far below any cost).
+const lockEpsS = 1e-10
 
 // wakeIdle posts a pop, now, for each idle worker that may pop. The pops
 // are posted back to back, so they would run one after the other, with

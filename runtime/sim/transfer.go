@@ -289,12 +289,27 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	now := s.eng.NowS()
 	drv := s.nodes[d.handler]
 	t := max(now, drv.issueFreeS)
+	hid := req.h.ID()
+	if s.lockFreeS != nil {
+		// StarPU issues a copy holding the handle's header lock
+		// (starpu_handle_data_request): another driver's copy of the
+		// same data waits for it.
+		if lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], t) {
+			t = s.lockFreeS[hid]
+		}
+	}
 	if allocS > 0 {
 		t = max(t, s.allocFreeS) + allocS
 		s.allocFreeS = t
 	}
+	lockFrom := t // (the allocation lets the lock go: _starpu_allocate_interface)
 	t += s.m.Costs.TransferQueueS
 	drv.issueFreeS = t
+	if s.lockFreeS != nil && s.lockFromS[hid] <= lockFrom {
+		// (an interval already set for later is kept: the passes
+		// compute their issues ahead)
+		s.lockFromS[hid], s.lockFreeS[hid] = lockFrom, t
+	}
 	s.eng.Post(t-now, s.sendCall, req.idx)
 }
 

@@ -1,0 +1,45 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestHeldPushEnd: a push that begins while a driver holds the header lock
+// of one of its task's data ends 1 µs after the lock is free; the thread's
+// later pushes follow it; a lock taken after the push began, or already
+// free, holds nothing back.
+func TestHeldPushEnd(t *testing.T) {
+	const us = 1e-6
+	cases := []struct {
+		name                 string
+		endS, resumeS, lockS float64
+		wantEndS             float64
+		wantHeld             bool
+	}{
+		{"no lock, thread free", 10 * us, 0, 0, 10 * us, false},
+		{"lock held when the push began", 10 * us, 0, 19 * us, 20 * us, true},
+		{"lock free as the push began", 10 * us, 0, 9 * us, 10 * us, false},
+		{"behind a held-back push", 11 * us, 20 * us, 0, 21 * us, true},
+		{"behind it, lock later still", 11 * us, 20 * us, 30 * us, 21 * us, true},
+		{"the thread caught up", 25 * us, 20 * us, 0, 25 * us, false},
+		{"caught up, then a lock", 25 * us, 20 * us, 40 * us, 41 * us, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			end, held := heldPushEnd(c.endS, us, c.resumeS, c.lockS)
+			assert.Equal(t, c.wantHeld, held)
+			assert.InDelta(t, c.wantEndS, end, 1e-15)
+		})
+	}
+}
+
+func TestLockHeldAt(t *testing.T) {
+	const us = 1e-6
+	assert.True(t, lockHeldAt(5*us, 15*us, 5*us), "taken at that instant")
+	assert.True(t, lockHeldAt(5*us, 15*us, 10*us))
+	assert.False(t, lockHeldAt(5*us, 15*us, 15*us), "free at that instant")
+	assert.False(t, lockHeldAt(12*us, 22*us, 10*us), "taken later")
+	assert.False(t, lockHeldAt(0, 0, 10*us), "never taken")
+}
