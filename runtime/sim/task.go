@@ -60,7 +60,12 @@ func (s *Simulator) submitWontUse(t *TaskState) {
 // (sched.View.Pusher).
 func (s *Simulator) release(id int, freeS *float64, by *worker) {
 	now := s.eng.NowS()
-	s.tasks[id].readyS = now
+	t := &s.tasks[id]
+	t.readyS = now
+	// The push's prefetch reads prefetched, on the state's second cache
+	// line: it is false until the push, and storing it here brings that
+	// line in too, without stalling, before the push needs it.
+	t.prefetched = false
 	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
 	arg := id // the pusher rides in the bits above the id (< 2^31)
 	if by != nil {
