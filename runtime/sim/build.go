@@ -234,6 +234,9 @@ func (s *Simulator) buildGraph() error {
 		s.bufs, sp.bufs = sp.bufs[:bufSlots*len(s.g.Tasks)], nil // zero (Spare)
 	} else {
 		s.bufs = make([]memory.Buf, bufSlots*len(s.g.Tasks), nbuf)
+		if nbuf > 0 {
+			hugePages(unsafe.Pointer(unsafe.SliceData(s.bufs)), uintptr(nbuf)*unsafe.Sizeof(s.bufs[0]))
+		}
 	}
 	var kslab []*machine.KernelStats // per-task entries (pinned or fixed-length tasks)
 	var krows []workerStats          // and their slices

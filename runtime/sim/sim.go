@@ -219,6 +219,9 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		reused = true
 	} else {
 		s.tasks = make([]TaskState, len(g.Tasks))
+		if len(s.tasks) > 0 {
+			hugePages(unsafe.Pointer(&s.tasks[0]), uintptr(len(s.tasks))*unsafe.Sizeof(s.tasks[0]))
+		}
 	}
 	type derived struct {
 		d   *graph.Deps
