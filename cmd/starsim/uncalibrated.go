@@ -71,18 +71,28 @@ func uncalibratedModels(m *rtm.Machine, g *graph.Graph, groups []archGroup) [][]
 		fp    uint32
 	}
 	seen := map[key]bool{}
+	// Tasks mostly come in runs of one model and footprint: a shared
+	// task of the previous shared key needs no map lookup (hashing its
+	// model name costs more than the rest of the check).
+	var prev key
+	prevOK := false
 	for ti := range g.Tasks {
 		t := &g.Tasks[ti]
 		if t.FixedUS > 0 {
 			continue
 		}
-		k := key{t.Model, t.Footprint}
 		// A task with its own durations is checked on its own.
 		shared := !t.Pinned && t.DurationsUS == nil
+		if shared && prevOK && t.Footprint == prev.fp && t.Model == prev.model {
+			continue
+		}
+		k := key{t.Model, t.Footprint}
 		if shared && seen[k] {
+			prev, prevOK = k, true
 			continue
 		}
 		seen[k] = shared
+		prev, prevOK = k, shared
 		for i, grp := range groups {
 			if t.Pinned && (t.Worker < grp.first || t.Worker >= grp.first+len(grp.names)) {
 				continue
@@ -108,9 +118,11 @@ func uncalibratedModels(m *rtm.Machine, g *graph.Graph, groups []archGroup) [][]
 // entry (not of fixed duration), sorted.
 func graphModels(g *graph.Graph) []string {
 	set := map[string]bool{}
+	prev, prevOK := "", false // the last model added: tasks come in runs of one
 	for ti := range g.Tasks {
-		if g.Tasks[ti].FixedUS <= 0 {
-			set[g.Tasks[ti].Model] = true
+		if t := &g.Tasks[ti]; t.FixedUS <= 0 && (!prevOK || t.Model != prev) {
+			set[t.Model] = true
+			prev, prevOK = t.Model, true
 		}
 	}
 	var out []string

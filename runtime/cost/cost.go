@@ -26,6 +26,26 @@ type Model struct {
 	// pair[src*len(nodes)+dst] is what PredictUS and FetchUS read of a
 	// direction, flat: they are asked at every push, for every node.
 	pair []pairCost
+	// fetchMemo remembers FetchUS's recent answers, a pure function of
+	// its arguments: a push asks it for each input on every node, and a
+	// run's data mostly share one size and few sets of valid copies.
+	// A Model is one simulation's, used by its goroutine only.
+	fetchMemo [fetchMemoSize]fetchMemoEntry
+}
+
+// fetchMemoSize is the number of FetchUS answers remembered.
+const (
+	fetchMemoBits = 8
+	fetchMemoSize = 1 << fetchMemoBits
+)
+
+// fetchMemoEntry is one remembered FetchUS answer; dst+1 is stored, so
+// the zero entry matches no question.
+type fetchMemoEntry struct {
+	ready  uint64
+	size   int64
+	dst1   int
+	answer float64
 }
 
 // pairCost is a direction's prediction terms: PredictUS's latency in µs
@@ -125,6 +145,18 @@ func (p *pairCost) predictUS(size int64) float64 {
 // per-buffer term): the cheapest valid source over a direct route, else
 // the path through RAM; 0 when no source is valid.
 func (c *Model) FetchUS(ready uint64, dst int, size int64) float64 {
+	h := (ready ^ uint64(dst)<<58 ^ uint64(size)) * 0x9e3779b97f4a7c15
+	e := &c.fetchMemo[h>>(64-fetchMemoBits)]
+	if e.ready == ready && e.dst1 == dst+1 && e.size == size {
+		return e.answer
+	}
+	us := c.fetchUS(ready, dst, size)
+	*e = fetchMemoEntry{ready: ready, size: size, dst1: dst + 1, answer: us}
+	return us
+}
+
+// fetchUS is FetchUS's computation.
+func (c *Model) fetchUS(ready uint64, dst int, size int64) float64 {
 	best := math.Inf(1)
 	nn := len(c.nodes)
 	for set := ready &^ (1 << uint(dst)); set != 0; set &= set - 1 {

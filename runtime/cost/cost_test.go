@@ -62,6 +62,29 @@ func TestFetchAndSource(t *testing.T) {
 	assert.False(t, c.Direct(2, 1))
 }
 
+// TestFetchMemo: FetchUS's remembered answers are its computation's,
+// over many more questions than the memo holds (so entries are replaced
+// and slots shared), asked again in another order.
+func TestFetchMemo(t *testing.T) {
+	c := New(star(), nodes, 2, true)
+	r := rand.New(rand.NewPCG(1, 2))
+	type q struct {
+		ready uint64
+		dst   int
+		size  int64
+	}
+	var qs []q
+	for range 4 * fetchMemoSize {
+		qs = append(qs, q{r.Uint64N(8), r.IntN(3), int64(r.IntN(5)) << 20})
+	}
+	for range 3 {
+		for _, x := range qs {
+			assert.Equal(t, c.fetchUS(x.ready, x.dst, x.size), c.FetchUS(x.ready, x.dst, x.size), "%+v", x)
+		}
+		r.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
+	}
+}
+
 func TestPayload(t *testing.T) {
 	c := New(star(), nodes, 2, true)
 	tile := &graph.Handle{PitchBytes: 4096}

@@ -24,13 +24,18 @@ type dmda struct {
 	readyFirst                     bool // pop the queued task whose data is most ready
 	sortedDec                      bool // dmdasd: length before the insertion point only
 	alpha, beta, gamma, idlePowerW float64
-	w                              []*dmWorker
-	cands                          []dmCand // scratch of Push
+	w                              []dmWorker // by worker ID
+	cands                          []dmCand   // scratch of Push
 	// grouped: Push chooses among groups of workers (chooseGrouped),
 	// when workers share nodes and the fitness is monotone in the
 	// expected end; groups is its scratch.
 	grouped bool
 	groups  []dmGroup
+	// ranges are the groups' workers for the model entries rangeStats
+	// (groupRanges): tasks of one kernel and footprint share their
+	// entries, and mostly come in runs.
+	rangeStats *[]*machine.KernelStats
+	ranges     []dmRange
 	// penUS[n] is the transfer penalty of the task being pushed on memory
 	// node n, valid when penPush[n] == npush: workers sharing a node (the
 	// CPU cores on RAM) share it, computed once per push. Only when some
@@ -123,11 +128,15 @@ func (d *dmda) Init(v *View) {
 	d.alpha, d.beta, d.gamma = w.Alpha, w.Beta, w.Gamma
 	nodes := 0
 	for _, w := range v.Workers() {
-		d.w = append(d.w, &dmWorker{expStart: v.NowUS()})
+		d.w = append(d.w, dmWorker{expStart: v.NowUS()})
 		nodes = max(nodes, w.Node+1)
 	}
 	d.sharedNodes = nodes < len(d.w)
-	d.grouped = d.sharedNodes && !d.sortedDec && d.alpha >= 0 && d.gamma*d.idlePowerW >= 0 &&
+	inOrder := true // chooseGrouped's ranges index d.w by position
+	for i, w := range v.Workers() {
+		inOrder = inOrder && w.ID == i
+	}
+	d.grouped = inOrder && d.sharedNodes && !d.sortedDec && d.alpha >= 0 && d.gamma*d.idlePowerW >= 0 &&
 		!math.IsInf(d.alpha, 0) && !math.IsInf(d.beta, 0) && !math.IsNaN(d.beta) && !math.IsInf(d.gamma*d.idlePowerW, 0)
 	d.penUS, d.penPush = make([]float64, nodes), make([]uint64, nodes)
 	d.queued = make([]int32, len(d.w))
@@ -152,7 +161,7 @@ func (d *dmda) Push(t *Task) Decision {
 		if !d.v.CanExecute(t, w) {
 			continue
 		}
-		st := d.w[w.ID]
+		st := &d.w[w.ID]
 		start := max(st.expStart, now)
 		prev := st.expLen
 		if d.sortedDec {
@@ -184,7 +193,7 @@ func (d *dmda) Push(t *Task) Decision {
 // queue queues t on w, chosen with the transfer penalty pen (µs).
 func (d *dmda) queue(t *Task, w *machine.Worker, pen float64) Decision {
 	now := d.v.NowUS()
-	st := d.w[w.ID]
+	st := &d.w[w.ID]
 	st.pipeNtasks++
 	st.expStart = max(st.expStart, now)
 	penPrime := 0.0
@@ -230,7 +239,6 @@ func (d *dmda) penalty(t *Task, w *machine.Worker) float64 {
 func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) {
 	now := d.v.NowUS()
 	ws := d.v.Workers()
-	stats := *t.stats
 	groups := d.groups[:0]
 	endMin, eMax := math.Inf(1), math.Inf(-1)
 	// The loop takes minima and maxima by comparisons, where Go's min and
@@ -238,23 +246,17 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 	// instructions each: nan records a NaN (a NaN the builtins would have
 	// carried to endMin or eMax), and a zero's sign changes no choice.
 	nan := now != now
-	for i := 0; i < len(ws); {
-		k := stats[ws[i].ID]
-		if k == nil {
-			i++
-			continue
-		}
-		node := ws[i].Node
-		pen := d.penalty(t, ws[i])
-		length := k.MeanUS
-		g := dmGroup{first: i, best: i, end: math.Inf(1), pen: pen, length: length}
+	for _, r := range d.groupRanges(t.stats, ws) {
+		pen := d.penalty(t, ws[r.first])
+		length := r.k.MeanUS
+		g := dmGroup{first: r.first, best: r.first, end: math.Inf(1), pen: pen, length: length}
 		nowPen := math.Inf(-1) // expectedEnd: the data's arrival, for the data-aware variants
 		if d.dataAware {
 			nowPen = now + pen
 			nan = nan || nowPen != nowPen
 		}
-		for ; i < len(ws) && ws[i].Node == node && stats[ws[i].ID] == k; i++ {
-			st := d.w[ws[i].ID]
+		for i := r.first; i < r.end; i++ {
+			st := &d.w[i]
 			start := st.expStart // max(st.expStart, now), a NaN kept
 			if now > start {
 				start = now
@@ -301,7 +303,7 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 	}
 	g := &groups[best]
 	for i := g.first; i < g.best; i++ {
-		st := d.w[ws[i].ID]
+		st := &d.w[ws[i].ID]
 		start := max(st.expStart, now)
 		c := dmCand{end: expectedEnd(start, st.expLen, g.length, now, g.pen, d.dataAware), pen: g.pen}
 		if fitness(&c, endMin, eMax, wt) == bestF {
@@ -309,6 +311,38 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 		}
 	}
 	return ws[g.best], g.pen, true
+}
+
+// dmRange is a group of workers for chooseGrouped: workers first to
+// end-1 (by ID and position), on one node, with one model entry k.
+type dmRange struct {
+	first, end int
+	k          *machine.KernelStats
+}
+
+// groupRanges returns the groups of workers for a task of model entries
+// stats (by worker ID; nil: cannot run there): the runs of consecutive
+// workers on one node with one entry. They depend on the entries alone:
+// the last ones are kept.
+func (d *dmda) groupRanges(stats *[]*machine.KernelStats, ws []*machine.Worker) []dmRange {
+	if stats == d.rangeStats {
+		return d.ranges
+	}
+	st := *stats
+	rs := d.ranges[:0]
+	for i := 0; i < len(ws); {
+		k := st[i]
+		if k == nil {
+			i++
+			continue
+		}
+		first, node := i, ws[i].Node
+		for ; i < len(ws) && ws[i].Node == node && st[i] == k; i++ {
+		}
+		rs = append(rs, dmRange{first: first, end: i, k: k})
+	}
+	d.rangeStats, d.ranges = stats, rs
+	return rs
 }
 
 // dmGroup is chooseGrouped's candidate for the workers ws[first:] it
@@ -320,7 +354,7 @@ type dmGroup struct {
 }
 
 func (d *dmda) Pop(w *machine.Worker) *Task {
-	st := d.w[w.ID]
+	st := &d.w[w.ID]
 	if len(st.levels) == 0 || len(st.levels[0].tasks()) == 0 {
 		return nil
 	}
@@ -346,7 +380,7 @@ func (d *dmda) Pop(w *machine.Worker) *Task {
 }
 
 func (d *dmda) PreExec(w *machine.Worker, t *Task) {
-	st := d.w[w.ID]
+	st := &d.w[w.ID]
 	now := d.v.NowUS()
 	dt := t.dm
 	st.pipeLen -= dt.penPrimeUS
@@ -359,7 +393,7 @@ func (d *dmda) PreExec(w *machine.Worker, t *Task) {
 }
 
 func (d *dmda) PostExec(w *machine.Worker, t *Task) {
-	st := d.w[w.ID]
+	st := &d.w[w.ID]
 	now := d.v.NowUS()
 	st.pipeLen -= t.dm.predictedUS
 	st.pipeNtasks--

@@ -85,9 +85,14 @@ func (s *Simulator) buildWorkers() error {
 	if len(s.workers) == 0 {
 		return fmt.Errorf("no workers: --ncpu 0 and no GPU")
 	}
+	s.idleSet = make([]uint64, (len(s.workers)+63)/64)
+	s.cpuSet = make([]uint64, len(s.idleSet))
 	for i, w := range s.workers {
 		w.ID = i
-		w.idle = true
+		s.setIdle(w, true)
+		if w.Kind == machine.CPUWorker {
+			s.cpuSet[i/64] |= 1 << (i % 64)
+		}
 		s.mw = append(s.mw, &w.Worker)
 	}
 	return nil
@@ -234,6 +239,9 @@ func (s *Simulator) buildGraph() error {
 		s.bufs, sp.bufs = sp.bufs[:bufSlots*len(s.g.Tasks)], nil // zero (Spare)
 	} else {
 		s.bufs = make([]memory.Buf, bufSlots*len(s.g.Tasks), nbuf)
+		if nbuf > 0 {
+			hugePages(unsafe.Pointer(unsafe.SliceData(s.bufs)), uintptr(nbuf)*unsafe.Sizeof(s.bufs[0]))
+		}
 	}
 	var kslab []*machine.KernelStats // per-task entries (pinned or fixed-length tasks)
 	var krows []workerStats          // and their slices

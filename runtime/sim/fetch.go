@@ -113,8 +113,13 @@ func (s *Simulator) newRequest(h *memory.Handle, src, dst int, lvl memory.Level,
 		req = &request{idx: len(s.reqs)}
 		s.reqs = append(s.reqs, req)
 	}
-	*req = request{idx: req.idx, h: h, src: src, dst: dst, level: lvl, prio: prio, seq: s.seq, version: h.Version(),
-		waiters: req.waiters[:0], wake: req.wake[:0], syncs: req.syncs[:0], joins: req.joins[:0]}
+	// Field by field, as a fresh request would be (keeping the lists'
+	// arrays): assigning a whole struct literal builds it on the stack,
+	// then copies it (TestNewRequestResets checks every field).
+	req.h, req.src, req.dst, req.level, req.prio, req.seq = h, src, dst, lvl, prio, s.seq
+	req.waiters, req.wake, req.syncs, req.joins = req.waiters[:0], req.wake[:0], req.syncs[:0], req.joins[:0]
+	req.started, req.wb, req.join, req.own, req.tried, req.queued = false, false, false, false, false, false
+	req.task, req.nwait, req.version, req.xferID, req.payload = 0, 0, h.Version(), 0, 0
 	if !done.none() {
 		req.waiters = append(req.waiters, done)
 	}

@@ -6,3 +6,6 @@ import "unsafe"
 
 // prefault does nothing off Linux: pages fault when first written.
 func prefault(unsafe.Pointer, uintptr) {}
+
+// hugePages does nothing off Linux.
+func hugePages(unsafe.Pointer, uintptr) {}

@@ -25,7 +25,6 @@ type worker struct {
 	pipeline     int // tasks it may have submitted to its device at once
 	fetching     int // popped tasks whose inputs are being fetched
 	held         int
-	idle         bool
 	running      *TaskState   // kernel on the device
 	ready        []*TaskState // inputs present, waiting for the device
 	busyS        float64      // time executing kernels
@@ -145,11 +144,14 @@ type Simulator struct {
 	chk         *checker // with Options.Check
 	writeBacks  int      // evictions of a sole valid copy, written home first
 	seq         uint64
-	// wakeIDs[wakeHead:] are the workers whose pops wake events will
-	// run, in order (wakeIdle).
-	wakeIDs  []int32
-	wakeHead int
-	spare    *Spare // Options.Spare, while New takes its buffers
+	// idleSet has bit i set when worker i is idle (setIdle); cpuSet the
+	// CPU workers' bits. wakeSets[wakeHead:] are the sets of workers
+	// (len(idleSet) words each) whose pops wake events will run, in order
+	// (wakeIdle).
+	idleSet, cpuSet []uint64
+	wakeSets        []uint64
+	wakeHead        int
+	spare           *Spare // Options.Spare, while New takes its buffers
 	// queued is the scheduler's count of tasks queued per worker, when
 	// it keeps one (sched.QueueCounter): nil otherwise.
 	queued   []int32
@@ -226,6 +228,9 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		reused = true
 	} else {
 		s.tasks = make([]TaskState, len(g.Tasks))
+		if len(s.tasks) > 0 {
+			hugePages(unsafe.Pointer(&s.tasks[0]), uintptr(len(s.tasks))*unsafe.Sizeof(s.tasks[0]))
+		}
 	}
 	type derived struct {
 		d   *graph.Deps

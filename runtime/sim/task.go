@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
@@ -60,7 +61,12 @@ func (s *Simulator) submitWontUse(t *TaskState) {
 // (sched.View.Pusher).
 func (s *Simulator) release(id int, freeS *float64, by *worker) {
 	now := s.eng.NowS()
-	s.tasks[id].readyS = now
+	t := &s.tasks[id]
+	t.readyS = now
+	// The push's prefetch reads prefetched, on the state's second cache
+	// line: it is false until the push, and storing it here brings that
+	// line in too, without stalling, before the push needs it.
+	t.prefetched = false
 	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
 	arg := id // the pusher rides in the bits above the id (< 2^31)
 	if by != nil {
@@ -166,45 +172,97 @@ const lockEpsS = 1e-10
 // are posted back to back, so they would run one after the other, with
 // nothing between them: they are one event (wake) that runs them in order,
 // counted as one event each. An idle worker's pop mostly finds nothing (on
-// a machine of 40 cores, most pops are such).
+// a machine of 40 cores, most pops are such): the idle workers are a bit
+// set, so that neither this nor wake reads the state of a worker whose
+// pop is bound to find nothing.
 func (s *Simulator) wakeIdle() {
 	n := 0
-	for _, w := range s.workers {
-		if w.idle && w.canPop() {
-			w.idle = false
-			s.wakeIDs = append(s.wakeIDs, int32(w.ID))
-			n++
+	nw := len(s.idleSet)
+	for k := 0; k < nw; k++ {
+		// An idle CPU worker holds no task, so it may pop (canPop); a GPU
+		// worker's room depends on its device.
+		set := s.idleSet[k] & s.cpuSet[k]
+		for gpus := s.idleSet[k] &^ s.cpuSet[k]; gpus != 0; gpus &= gpus - 1 {
+			b := bits.TrailingZeros64(gpus)
+			if s.workers[k*64+b].canPop() {
+				set |= 1 << b
+			}
 		}
+		s.idleSet[k] &^= set
+		s.wakeSets = append(s.wakeSets, set)
+		n += bits.OnesCount64(set)
 	}
 	switch n {
 	case 0:
+		s.wakeSets = s.wakeSets[:len(s.wakeSets)-nw]
 	case 1:
-		id := s.wakeIDs[len(s.wakeIDs)-1]
-		s.wakeIDs = s.wakeIDs[:len(s.wakeIDs)-1]
-		s.eng.Post(0, s.popCall, int(id))
+		id := 0
+		for k, set := range s.wakeSets[len(s.wakeSets)-nw:] {
+			if set != 0 {
+				id = k*64 + bits.TrailingZeros64(set)
+			}
+		}
+		s.wakeSets = s.wakeSets[:len(s.wakeSets)-nw]
+		s.eng.Post(0, s.popCall, id)
 	default:
 		s.eng.Post(0, s.wakeCall, n)
 	}
 }
 
-// wake runs the pops of the next n workers of wakeIDs, woken together by
-// wakeIdle. Events posted for now run in posting order, so the wakes run
-// in the order wakeIdle posted them, each taking its workers from the
-// head of wakeIDs.
-func (s *Simulator) wake(n int) {
-	ids := s.wakeIDs[s.wakeHead : s.wakeHead+n]
-	s.wakeHead += n
-	for k, id := range ids {
-		if k > 0 {
-			if s.eng.Halted() {
-				break // as the engine would before the next event
+// wake runs the pops of the next set of workers of wakeSets, woken
+// together by wakeIdle, in the order of their IDs. Events posted for now
+// run in posting order, so the wakes run in the order wakeIdle posted
+// them, each taking its set from the head of wakeSets.
+//
+// A CPU worker's pop finds nothing when its queue is empty
+// (sched.QueueCounter): an idle CPU worker's thread is free (it gets busy
+// only pushing the tasks its own kernels release), so workerPop would only
+// make it idle again, its state unchanged (updateState reports nothing).
+// No pop changes another worker's queue, nor reads whether it is idle, so
+// such workers are made idle again at once, with their pops counted, and
+// the others pop in order. The pops stop, as the engine would between
+// events, when one halts the run.
+func (s *Simulator) wake(int) {
+	nw := len(s.idleSet)
+	sets := s.wakeSets[s.wakeHead : s.wakeHead+nw]
+	s.wakeHead += nw
+	first := true
+pops:
+	for k, set := range sets {
+		if s.queued != nil {
+			empty := uint64(0)
+			for cpus := set & s.cpuSet[k]; cpus != 0; cpus &= cpus - 1 {
+				b := bits.TrailingZeros64(cpus)
+				if s.queued[k*64+b] == 0 {
+					empty |= 1 << b
+				}
 			}
-			s.eng.RunInline()
+			if empty != 0 {
+				// Counted as the pops they are: the first is this event.
+				c := bits.OnesCount64(empty)
+				if first {
+					first, c = false, c-1
+				}
+				for ; c > 0; c-- {
+					s.eng.RunInline()
+				}
+				s.idleSet[k] |= empty
+				set &^= empty
+			}
 		}
-		s.workerPop(s.workers[id])
+		for ; set != 0; set &= set - 1 {
+			if !first {
+				if s.eng.Halted() {
+					break pops // as the engine would before the next event
+				}
+				s.eng.RunInline()
+			}
+			first = false
+			s.workerPop(s.workers[k*64+bits.TrailingZeros64(set)])
+		}
 	}
-	if s.wakeHead == len(s.wakeIDs) {
-		s.wakeIDs, s.wakeHead = s.wakeIDs[:0], 0
+	if s.wakeHead == len(s.wakeSets) {
+		s.wakeSets, s.wakeHead = s.wakeSets[:0], 0
 	}
 }
 
@@ -235,7 +293,7 @@ func (s *Simulator) workerPop(w *worker) {
 			tk = s.sched.Pop(&w.Worker)
 		}
 		if tk == nil {
-			w.idle = true
+			s.setIdle(w, true)
 			s.updateState(w)
 			return
 		}
@@ -349,7 +407,7 @@ func (s *Simulator) submitKernel(w *worker, t *TaskState) {
 	}
 	s.startKernel(w)
 	if w.canPop() {
-		w.idle = false
+		s.setIdle(w, false)
 		s.workerPop(w)
 	}
 }
@@ -532,7 +590,7 @@ func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 	s.startKernel(w)
 	s.updateState(w)
 	if w.canPop() {
-		w.idle = false
+		s.setIdle(w, false)
 		s.workerPop(w)
 	}
 	s.nodes[w.Node].memoryFreed(s)
@@ -570,8 +628,18 @@ func (s *Simulator) blockWorker(n int, on bool) {
 			s.submitKernel(w, t)
 		}
 		if w.canPop() {
-			w.idle = false
+			s.setIdle(w, false)
 			s.workerPop(w)
 		}
+	}
+}
+
+// setIdle records whether w is idle: popped nothing, and waits for a push
+// to wake it (wakeIdle).
+func (s *Simulator) setIdle(w *worker, on bool) {
+	if on {
+		s.idleSet[w.ID/64] |= 1 << (w.ID % 64)
+	} else {
+		s.idleSet[w.ID/64] &^= 1 << (w.ID % 64)
 	}
 }
