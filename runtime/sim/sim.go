@@ -22,8 +22,13 @@ import (
 type worker struct {
 	machine.Worker
 
-	pipeline     int // tasks it may have submitted to its device at once
-	fetching     int // popped tasks whose inputs are being fetched
+	pipeline int // tasks it may have submitted to its device at once
+	// preExec is, with Options.StarPUDriverLoop, the task whose
+	// scheduler pre-exec hook the driver thread runs apart from its
+	// kernel's start (preExecEarly, preExecLater); nil: none pending.
+	preExec      *TaskState
+	preExecEarly bool // the hook ran already (at inputsReady)
+	fetching     int  // popped tasks whose inputs are being fetched
 	held         int
 	running      *TaskState   // kernel on the device
 	ready        []*TaskState // inputs present, waiting for the device
@@ -173,6 +178,7 @@ type Simulator struct {
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
+	preExecCall                                                   func(int)
 	arrivedCall, progressCall, wakeCall, wontUseCall              func(int)
 	sendCall, sentCall                                            func(int)
 }
@@ -278,6 +284,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.queuedCall = func(id int) { t := &s.tasks[id]; s.deviceQueued(t.worker, t) }
 	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
+	s.preExecCall = func(id int) { t := &s.tasks[id]; s.preExecDue(t.worker, t) }
 	s.wontUseCall = func(hid int) { s.applyWontUse(s.mem.Handle(hid)) }
 	s.sched = sc
 	weights := sched.DefaultDMWeights

@@ -382,6 +382,17 @@ func distinctBufs(bufs []memory.Buf) int {
 // overlaps the kernel already running there rather than delaying the
 // device; until then the driver pops nothing.
 func (s *Simulator) inputsReady(w *worker, t *TaskState) {
+	if s.opts.StarPUDriverLoop && w.Kind == machine.GPUWorker {
+		// The driver starts the job (the scheduler's pre-exec hook)
+		// when its device is free, then sleeps the queue cost
+		// submitting the kernel: its thread is busy meanwhile.
+		if w.running == nil && len(w.ready) == 0 && w.preExec == nil {
+			s.sched.PreExec(&w.Worker, &t.Task)
+			w.preExec, w.preExecEarly = t, true
+		}
+		node := s.nodes[w.Node]
+		node.issueFreeS = max(s.eng.NowS(), node.issueFreeS) + s.m.Costs.DeviceTaskQueueS
+	}
 	if w.Kind == machine.GPUWorker && s.m.Costs.DeviceTaskQueueS > 0 {
 		s.eng.Post(s.m.Costs.DeviceTaskQueueS, s.queuedCall, t.ID())
 		return
@@ -392,6 +403,9 @@ func (s *Simulator) inputsReady(w *worker, t *TaskState) {
 // deviceQueued: t's inputs are in; its driver submits it to w's device.
 func (s *Simulator) deviceQueued(w *worker, t *TaskState) {
 	w.fetching--
+	if s.opts.StarPUDriverLoop && w.Kind == machine.GPUWorker {
+		s.wakeDriver(w.Node) // its loop passes over the requests before it pops
+	}
 	if w.blocked {
 		w.heldBack = append(w.heldBack, t)
 		return
@@ -471,10 +485,45 @@ func (s *Simulator) startKernel(w *worker) {
 	if w.Kind == machine.GPUWorker && t.syncGPU {
 		s.stallDriver(w.Node)
 	}
-	s.sched.PreExec(&w.Worker, &t.Task)
+	switch {
+	case !s.opts.StarPUDriverLoop || w.Kind != machine.GPUWorker:
+		s.sched.PreExec(&w.Worker, &t.Task)
+	case w.preExec == t && w.preExecEarly:
+		w.preExec, w.preExecEarly = nil, false
+	default:
+		s.preExecLater(w, t)
+	}
 	durS := s.durationS(t, w)
 	t.startS = now
 	s.eng.Post(durS, s.endCall, t.ID())
+}
+
+// preExecLater runs the pre-exec hook of t, whose kernel starts now on
+// w's device behind the previous one, when w's driver thread is free
+// (Options.StarPUDriverLoop): StarPU's CUDA driver starts the job of a
+// queued kernel once it has handled the previous one's end, pushed the
+// tasks that end released and run their callbacks.
+func (s *Simulator) preExecLater(w *worker, t *TaskState) {
+	if w.preExec != nil {
+		s.preExecDue(w, w.preExec)
+	}
+	now := s.eng.NowS()
+	free := *s.threadClock(w)
+	if free <= now {
+		s.sched.PreExec(&w.Worker, &t.Task)
+		return
+	}
+	w.preExec, w.preExecEarly = t, false
+	s.eng.Post(free-now, s.preExecCall, t.ID())
+}
+
+// preExecDue runs t's pending pre-exec hook, if it still is.
+func (s *Simulator) preExecDue(w *worker, t *TaskState) {
+	if w.preExec != t || w.preExecEarly {
+		return
+	}
+	w.preExec = nil
+	s.sched.PreExec(&w.Worker, &t.Task)
 }
 
 func (s *Simulator) durationS(t *TaskState, w *worker) float64 {
@@ -553,6 +602,9 @@ func (s *Simulator) endKernel(w *worker, t *TaskState) {
 // completeKernel is the driver's part of t's end on w: data states,
 // successors, and what w does next.
 func (s *Simulator) completeKernel(w *worker, t *TaskState) {
+	if w.preExec == t {
+		s.preExecDue(w, t) // (a kernel shorter than the pushes before its hook)
+	}
 	w.perKernel[t.kernel]++
 	w.ntasks++
 	// MSI: a write makes w's node the owner and invalidates every other copy.
