@@ -89,9 +89,11 @@ type Options struct {
 	// submit and push costs on the thread that runs it (runWontUse), the
 	// memchunk tidy runs in the pass (progress), and issuing a copy holds
 	// its data's header lock, which holds back a push that prefetches that
-	// data (pushHeld) and another driver's copy of it (start). Found
-	// event by event against the peer (docs/fidelity.md); off by default
-	// until the grid as a whole agrees better with it.
+	// data (pushHeld) and another driver's copy of it (start), and the
+	// driver starts a job (the scheduler's pre-exec hook) and pops when
+	// StarPU's does (inputsReady, preExecLater). Found event by event
+	// against the peer (docs/fidelity.md); off by default until the grid
+	// as a whole agrees better with it.
 	StarPUDriverLoop bool
 	// NoDriverStall lets a GPU's data requests progress while its driver
 	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as
