@@ -505,7 +505,7 @@ func (s *Simulator) startKernel(w *worker) {
 // tasks that end released and run their callbacks.
 func (s *Simulator) preExecLater(w *worker, t *TaskState) {
 	if w.preExec != nil {
-		s.preExecDue(w, w.preExec)
+		s.preExecNow(w, w.preExec)
 	}
 	now := s.eng.NowS()
 	free := *s.threadClock(w)
@@ -517,8 +517,21 @@ func (s *Simulator) preExecLater(w *worker, t *TaskState) {
 	s.eng.Post(free-now, s.preExecCall, t.ID())
 }
 
-// preExecDue runs t's pending pre-exec hook, if it still is.
+// preExecDue runs t's pending pre-exec hook, if it still is, once w's
+// driver thread is free: a push held back meanwhile (pushHeld) moves it.
 func (s *Simulator) preExecDue(w *worker, t *TaskState) {
+	if w.preExec != t || w.preExecEarly {
+		return
+	}
+	if now, free := s.eng.NowS(), *s.threadClock(w); free > now+lockEpsS {
+		s.eng.Post(free-now, s.preExecCall, t.ID())
+		return
+	}
+	s.preExecNow(w, t)
+}
+
+// preExecNow runs t's pending pre-exec hook now.
+func (s *Simulator) preExecNow(w *worker, t *TaskState) {
 	if w.preExec != t || w.preExecEarly {
 		return
 	}
@@ -603,7 +616,7 @@ func (s *Simulator) endKernel(w *worker, t *TaskState) {
 // successors, and what w does next.
 func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 	if w.preExec == t {
-		s.preExecDue(w, t) // (a kernel shorter than the pushes before its hook)
+		s.preExecNow(w, t) // (a kernel shorter than the pushes before its hook)
 	}
 	w.perKernel[t.kernel]++
 	w.ntasks++
