@@ -285,7 +285,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
 	s.preExecCall = func(id int) { t := &s.tasks[id]; s.preExecDue(t.worker, t) }
-	s.wontUseCall = func(hid int) { s.applyWontUse(s.mem.Handle(hid)) }
+	s.wontUseCall = func(hid int) { s.wontUseCallback(s.mem.Handle(hid)) }
 	s.sched = sc
 	weights := sched.DefaultDMWeights
 	if opts.DMWeights != nil {

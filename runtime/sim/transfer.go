@@ -209,6 +209,16 @@ const passLeadS = 1e-10
 func (s *Simulator) progress(n int) {
 	node := s.nodes[n]
 	if s.opts.StarPUDriverLoop && !node.driverStalled {
+		if now := s.eng.NowS(); node.issueFreeS+progressDelayS-passLeadS > now+lockEpsS {
+			// The thread got busy after the pass was posted (a push or
+			// a callback held by a header lock): the pass follows it.
+			delayS := node.issueFreeS + progressDelayS - passLeadS - now
+			node.progressAtS = now + delayS
+			s.eng.Post(delayS, s.progressCall, n)
+			return
+		}
+	}
+	if s.opts.StarPUDriverLoop && !node.driverStalled {
 		s.tidy(n) // (the pass is still posted: its requests wake no other)
 	}
 	node.progressPosted = false
