@@ -91,7 +91,8 @@ type Options struct {
 	// its data's header lock, which holds back a push that prefetches that
 	// data (pushHeld) and another driver's copy of it (start), and the
 	// driver starts a job (the scheduler's pre-exec hook) and pops when
-	// StarPU's does (inputsReady, preExecLater). Found event by event
+	// StarPU's does (inputsReady, preExecLater), and a wont_use's callback
+	// waits for the data's header lock (wontUseCallback). Found event by event
 	// against the peer (docs/fidelity.md); off by default until the grid
 	// as a whole agrees better with it.
 	StarPUDriverLoop bool
