@@ -92,9 +92,10 @@ type Options struct {
 	// data (pushHeld) and another driver's copy of it (start), and the
 	// driver starts a job (the scheduler's pre-exec hook) and pops when
 	// StarPU's does (inputsReady, preExecLater), and a wont_use's callback
-	// waits for the data's header lock (wontUseCallback). Found event by event
-	// against the peer (docs/fidelity.md); off by default until the grid
-	// as a whole agrees better with it.
+	// waits for the data's header lock (wontUseCallback). Found event by
+	// event against the peer (docs/fidelity.md); off by default: the grid
+	// as a whole agrees better with it, but some configurations the peer
+	// runs the same under perturbation, and 5- and 6-GPU what-ifs, do not.
 	StarPUDriverLoop bool
 	// NoDriverStall lets a GPU's data requests progress while its driver
 	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as
