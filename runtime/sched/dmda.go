@@ -277,16 +277,7 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 	}
 	if ndeferred > 0 {
 		wt := dmWeights{d.alpha, d.beta, d.gamma, d.idlePowerW, d.dataAware}
-		if d.skipDeferred(groups, now, endMin, eMax, nan, wt) {
-			k := 0
-			for _, g := range groups {
-				if !g.deferred {
-					groups[k] = g
-					k++
-				}
-			}
-			groups = groups[:k]
-		} else {
+		if !d.skipDeferred(groups, now, endMin, eMax, nan, wt) {
 			for i := range groups {
 				if g := &groups[i]; g.deferred {
 					nowPen := g.end
@@ -341,13 +332,16 @@ func (d *dmda) scanGroup(g *dmGroup, r dmRange, now, nowPen float64, endMin, eMa
 }
 
 // chooseAmong is chooseGrouped's choice among its groups, of least end
-// endMin and bound eMax, all finite.
+// endMin and bound eMax, all finite, but those still deferred (skipped).
 func (d *dmda) chooseAmong(groups []dmGroup, now, endMin, eMax float64) (w *machine.Worker, pen float64, ok bool) {
 	ws := d.v.Workers()
 	wt := dmWeights{d.alpha, d.beta, d.gamma, d.idlePowerW, d.dataAware}
 	best, bestF := -1, math.Inf(1)
 	for i := range groups {
 		g := &groups[i]
+		if g.deferred {
+			continue
+		}
 		if math.IsInf(g.end, 0) {
 			return nil, 0, false
 		}
@@ -409,8 +403,8 @@ func (d *dmda) groupRanges(stats *[]*machine.KernelStats, ws []*machine.Worker) 
 type dmGroup struct {
 	first, best               int
 	end, pen, length, fitness float64
-	// deferred: its workers are not scanned yet (see skipDeferred); end
-	// holds the data's arrival (now + pen) meanwhile.
+	// deferred: its workers were not scanned (see skipDeferred); end
+	// holds the data's arrival (now + pen); chooseAmong passes over it.
 	deferred bool
 }
 
