@@ -35,6 +35,12 @@ type dmda struct {
 	// ever beyond ±maxBounded (or NaN): chooseGrouped then scans every
 	// group, as it may skip one only while all are bounded.
 	wild bool
+	// deferFails counts chooseGrouped's deferrals in a row that found a
+	// deferred group it could not skip: where the CPU cores often win
+	// (hybrid Cholesky), deferring only costs, so it is tried again only
+	// every deferRetry pushes. Whether a group is deferred changes no
+	// choice.
+	deferFails int
 	// ranges are the groups' workers for the model entries rangeStats
 	// (groupRanges): tasks of one kernel and footprint share their
 	// entries, and mostly come in runs.
@@ -254,7 +260,8 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 	nan := now != now
 	// A large group (the CPU cores) may be skipped when its least end
 	// cannot win (skipDeferred): its scan waits for the others'.
-	deferOK := d.dataAware && d.gamma*d.idlePowerW == 0 && !d.wild
+	deferOK := d.dataAware && d.gamma*d.idlePowerW == 0 && !d.wild &&
+		(d.deferFails < deferMaxFails || d.npush%deferRetry == 0)
 	ndeferred := 0
 	ranges := d.groupRanges(t.stats, ws) // one group each, in order
 	for _, r := range ranges {
@@ -277,7 +284,10 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 	}
 	if ndeferred > 0 {
 		wt := dmWeights{d.alpha, d.beta, d.gamma, d.idlePowerW, d.dataAware}
-		if !d.skipDeferred(groups, now, endMin, eMax, nan, wt) {
+		if d.skipDeferred(groups, now, endMin, eMax, nan, wt) {
+			d.deferFails = 0
+		} else {
+			d.deferFails++
 			for i := range groups {
 				if g := &groups[i]; g.deferred {
 					nowPen := g.end
@@ -424,6 +434,14 @@ func (d *dmda) note(st *dmWorker) {
 // deferMin is the size from which chooseGrouped defers a group's scan:
 // the CPU cores of a node, whose least expected end often cannot win.
 const deferMin = 4
+
+// deferMaxFails and deferRetry: chooseGrouped stops deferring after
+// deferMaxFails deferrals in a row that skipped nothing, then defers once
+// every deferRetry pushes (a power of 2) until one skips again.
+const (
+	deferMaxFails = 8
+	deferRetry    = 256
+)
 
 // skipDeferred reports whether chooseGrouped may drop its deferred groups
 // unscanned, the scanned ones giving the least end endMin and the bound
