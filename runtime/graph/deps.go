@@ -65,6 +65,9 @@ func DeriveDeps(g *Graph) (*Deps, error) {
 					return
 				}
 			}
+			if len(d.PredIDs) == cap(d.PredIDs) {
+				d.PredIDs = growPreds(d.PredIDs, i, n)
+			}
 			d.PredIDs = append(d.PredIDs, p)
 		}
 		for _, dep := range t.Deps {
@@ -128,4 +131,19 @@ func DeriveDeps(g *Graph) (*Deps, error) {
 		}
 	}
 	return d, nil
+}
+
+// growPreds gives the full dependency list of the tasks before task i (of
+// n) room for the rest at the rate so far, plus an eighth: a graph with
+// more dependencies than buffers (writers after many readers) then grows
+// its list about once, where append's steps of a quarter for large slices
+// would copy it several times (a million-task graph's list is tens of MB).
+func growPreds(p []int32, i, n int) []int32 {
+	c := len(p) + len(p)/8 + 64
+	if i > 0 {
+		c = max(c, int(int64(len(p))*int64(n)/int64(i)*9/8)+64)
+	}
+	q := make([]int32, len(p), c)
+	copy(q, p)
+	return q
 }

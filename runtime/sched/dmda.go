@@ -31,6 +31,16 @@ type dmda struct {
 	// expected end; groups is its scratch.
 	grouped bool
 	groups  []dmGroup
+	// wild records that some worker's expected start or queued length was
+	// ever beyond ±maxBounded (or NaN): chooseGrouped then scans every
+	// group, as it may skip one only while all are bounded.
+	wild bool
+	// deferFails counts chooseGrouped's deferrals in a row that found a
+	// deferred group it could not skip: where the CPU cores often win
+	// (hybrid Cholesky), deferring only costs, so it is tried again only
+	// every deferRetry pushes. Whether a group is deferred changes no
+	// choice.
+	deferFails int
 	// ranges are the groups' workers for the model entries rangeStats
 	// (groupRanges): tasks of one kernel and footprint share their
 	// entries, and mostly come in runs.
@@ -129,6 +139,7 @@ func (d *dmda) Init(v *View) {
 	nodes := 0
 	for _, w := range v.Workers() {
 		d.w = append(d.w, dmWorker{expStart: v.NowUS()})
+		d.note(&d.w[len(d.w)-1])
 		nodes = max(nodes, w.Node+1)
 	}
 	d.sharedNodes = nodes < len(d.w)
@@ -202,6 +213,7 @@ func (d *dmda) queue(t *Task, w *machine.Worker, pen float64) Decision {
 	}
 	length := d.v.ExpectedLengthUS(t, w)
 	st.expLen += penPrime + length
+	d.note(st)
 	t.dm = dmTask{length, penPrime}
 	l := d.level(st, t)
 	st.push(&st.levels[l], newDMEntry(t, w.Node, d.readyFirst))
@@ -246,7 +258,13 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 	// instructions each: nan records a NaN (a NaN the builtins would have
 	// carried to endMin or eMax), and a zero's sign changes no choice.
 	nan := now != now
-	for _, r := range d.groupRanges(t.stats, ws) {
+	// A large group (the CPU cores) may be skipped when its least end
+	// cannot win (skipDeferred): its scan waits for the others'.
+	deferOK := d.dataAware && d.gamma*d.idlePowerW == 0 && !d.wild &&
+		(d.deferFails < deferMaxFails || d.npush%deferRetry == 0)
+	ndeferred := 0
+	ranges := d.groupRanges(t.stats, ws) // one group each, in order
+	for _, r := range ranges {
 		pen := d.penalty(t, ws[r.first])
 		length := r.k.MeanUS
 		g := dmGroup{first: r.first, best: r.first, end: math.Inf(1), pen: pen, length: length}
@@ -255,41 +273,85 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 			nowPen = now + pen
 			nan = nan || nowPen != nowPen
 		}
-		for i := r.first; i < r.end; i++ {
-			st := &d.w[i]
-			start := st.expStart // max(st.expStart, now), a NaN kept
-			if now > start {
-				start = now
-			}
-			queueEnd := start + st.expLen
-			end := queueEnd // expectedEnd
-			if nowPen > end {
-				end = nowPen
-			}
-			end += length
-			if end != end || queueEnd != queueEnd {
-				nan = true
-			}
-			if end < g.end {
-				g.best, g.end = i, end
-			}
-			if queueEnd > eMax {
-				eMax = queueEnd
-			}
+		if deferOK && r.end-r.first >= deferMin {
+			g.deferred, g.end = true, nowPen
+			groups = append(groups, g)
+			ndeferred++
+			continue
 		}
-		if g.end < endMin { // the group's least end is its first least
-			endMin = g.end
-		}
+		d.scanGroup(&g, r, now, nowPen, &endMin, &eMax, &nan)
 		groups = append(groups, g)
+	}
+	if ndeferred > 0 {
+		wt := dmWeights{d.alpha, d.beta, d.gamma, d.idlePowerW, d.dataAware}
+		if d.skipDeferred(groups, now, endMin, eMax, nan, wt) {
+			d.deferFails = 0
+		} else {
+			d.deferFails++
+			for i := range groups {
+				if g := &groups[i]; g.deferred {
+					nowPen := g.end
+					g.deferred, g.end = false, math.Inf(1)
+					d.scanGroup(g, ranges[i], now, nowPen, &endMin, &eMax, &nan)
+				}
+			}
+		}
 	}
 	d.groups = groups
 	if len(groups) == 0 || nan || math.IsInf(endMin, 0) || math.IsInf(eMax, 0) {
 		return nil, 0, false
 	}
+	return d.chooseAmong(groups, now, endMin, eMax)
+}
+
+// scanGroup sets g's least expected end and its first worker of that end
+// (g.end, g.best) from its workers r, and takes their ends and queue ends
+// into endMin and eMax; nan records a NaN met.
+func (d *dmda) scanGroup(g *dmGroup, r dmRange, now, nowPen float64, endMin, eMax *float64, nan *bool) {
+	length := g.length
+	em, n := *eMax, false
+	for i := r.first; i < r.end; i++ {
+		st := &d.w[i]
+		start := st.expStart // max(st.expStart, now), a NaN kept
+		if now > start {
+			start = now
+		}
+		queueEnd := start + st.expLen
+		end := queueEnd // expectedEnd
+		if nowPen > end {
+			end = nowPen
+		}
+		end += length
+		if end != end || queueEnd != queueEnd {
+			n = true
+		}
+		if end < g.end {
+			g.best, g.end = i, end
+		}
+		if queueEnd > em {
+			em = queueEnd
+		}
+	}
+	*eMax = em
+	if n {
+		*nan = true
+	}
+	if g.end < *endMin { // the group's least end is its first least
+		*endMin = g.end
+	}
+}
+
+// chooseAmong is chooseGrouped's choice among its groups, of least end
+// endMin and bound eMax, all finite, but those still deferred (skipped).
+func (d *dmda) chooseAmong(groups []dmGroup, now, endMin, eMax float64) (w *machine.Worker, pen float64, ok bool) {
+	ws := d.v.Workers()
 	wt := dmWeights{d.alpha, d.beta, d.gamma, d.idlePowerW, d.dataAware}
 	best, bestF := -1, math.Inf(1)
 	for i := range groups {
 		g := &groups[i]
+		if g.deferred {
+			continue
+		}
 		if math.IsInf(g.end, 0) {
 			return nil, 0, false
 		}
@@ -351,6 +413,75 @@ func (d *dmda) groupRanges(stats *[]*machine.KernelStats, ws []*machine.Worker) 
 type dmGroup struct {
 	first, best               int
 	end, pen, length, fitness float64
+	// deferred: its workers were not scanned (see skipDeferred); end
+	// holds the data's arrival (now + pen); chooseAmong passes over it.
+	deferred bool
+}
+
+// maxBounded bounds the values chooseGrouped may skip a group over: sums
+// of three of them, or of their sums with a simulated time, stay finite.
+const maxBounded = 1e300
+
+func bounded(x float64) bool { return x >= -maxBounded && x <= maxBounded }
+
+// note records in d.wild a worker state that is no longer bounded.
+func (d *dmda) note(st *dmWorker) {
+	if !bounded(st.expStart) || !bounded(st.expLen) {
+		d.wild = true
+	}
+}
+
+// deferMin is the size from which chooseGrouped defers a group's scan:
+// the CPU cores of a node, whose least expected end often cannot win.
+const deferMin = 4
+
+// deferMaxFails and deferRetry: chooseGrouped stops deferring after
+// deferMaxFails deferrals in a row that skipped nothing, then defers once
+// every deferRetry pushes (a power of 2) until one skips again.
+const (
+	deferMaxFails = 8
+	deferRetry    = 256
+)
+
+// skipDeferred reports whether chooseGrouped may drop its deferred groups
+// unscanned, the scanned ones giving the least end endMin and the bound
+// eMax: when each deferred group's least end is certainly above endMin
+// (so endMin stays) and its fitness certainly above the scanned groups'
+// least (so it is not chosen, ties included). Its expected ends are at
+// least the data's arrival plus the task's length (expectedEnd), and the
+// fitness is monotone in the end (alpha >= 0). It holds only when the
+// energy term is 0 (eMax then changes no fitness), and when every value
+// the scan would read is bounded: the scan would then find no NaN or
+// infinity either, so the run's fallbacks are taken exactly as before.
+func (d *dmda) skipDeferred(groups []dmGroup, now, endMin, eMax float64, nan bool, wt dmWeights) bool {
+	if nan || d.wild || !bounded(now) || math.IsInf(endMin, 0) || math.IsInf(eMax, 0) {
+		return false
+	}
+	bestF := math.Inf(1)
+	for i := range groups {
+		g := &groups[i]
+		if g.deferred {
+			continue
+		}
+		if math.IsInf(g.end, 0) {
+			return false
+		}
+		bestF = min(bestF, fitness(&dmCand{end: g.end, pen: g.pen}, endMin, eMax, wt))
+	}
+	for i := range groups {
+		g := &groups[i]
+		if !g.deferred {
+			continue
+		}
+		if !bounded(g.end) || !bounded(g.length) {
+			return false
+		}
+		lb := g.end + g.length
+		if !(lb > endMin) || !(fitness(&dmCand{end: lb, pen: g.pen}, endMin, eMax, wt) > bestF) {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *dmda) Pop(w *machine.Worker) *Task {
@@ -376,6 +507,7 @@ func (d *dmda) Pop(w *machine.Worker) *Task {
 	st.expLen -= t.dm.penPrimeUS
 	st.pipeLen += t.dm.penPrimeUS
 	st.expStart = now + st.pipeLen
+	d.note(st)
 	return t
 }
 
@@ -390,6 +522,7 @@ func (d *dmda) PreExec(w *machine.Worker, t *Task) {
 	// (the hook's max with it then changes nothing): a worker that got
 	// ahead of its predictions has its expected start pulled back.
 	st.expStart = now + st.pipeLen
+	d.note(st)
 }
 
 func (d *dmda) PostExec(w *machine.Worker, t *Task) {
@@ -398,4 +531,5 @@ func (d *dmda) PostExec(w *machine.Worker, t *Task) {
 	st.pipeLen -= t.dm.predictedUS
 	st.pipeNtasks--
 	st.expStart = max(now+st.pipeLen, st.expStart)
+	d.note(st)
 }
