@@ -82,6 +82,7 @@ func (f *runFlags) checkEnsemble() error {
 // their order.
 func runEnsemble(mc *machine, g *graph.Graph, opts sim.Options, first *sim.Result, k int) (*ensembleInfo, error) {
 	opts.Explain, opts.ExplainTask, opts.SampleIntervalS, opts.Observer = nil, -1, 0, nil
+	opts.Spare = nil // (a simulation's buffers serve one run at a time)
 	if opts.Deps == nil {
 		d, err := graph.DeriveDeps(g)
 		if err != nil {
