@@ -415,10 +415,9 @@ func (s *Simulator) attachDeps(d *graph.Deps, shared bool) {
 type handleWontUse struct {
 	after int32
 	armed bool
-	// With Options.StarPUDriverLoop: clock is the clock of the thread
-	// whose callback applies the wont_use, and fromS when it began.
+	// clock is, with Options.StarPUDriverLoop, the clock of the thread
+	// whose callback applies the wont_use (nil: none pending).
 	clock *float64
-	fromS float64
 }
 
 // fillStats sets st[w] to t's model entry on worker w, else to its

@@ -352,20 +352,19 @@ func (s *Simulator) runWontUse(h *memory.Handle, freeS *float64) {
 	}
 	now := s.eng.NowS()
 	c := s.m.Costs
-	w := &s.hwont[h.ID()]
-	w.clock, w.fromS = freeS, max(*freeS, now)
-	*freeS = w.fromS + c.TaskPushS + c.TaskSubmitS + c.TaskPushS
+	s.hwont[h.ID()].clock = freeS
+	*freeS = max(*freeS, now) + c.TaskPushS + c.TaskSubmitS + c.TaskPushS
 	s.eng.Post(*freeS-now, s.wontUseCall, h.ID())
 }
 
 // wontUseCallback ends a wont_use's callback (Options.StarPUDriverLoop;
 // else it is applied at once). The callback acquires h, taking its header
-// lock: if a driver held it to issue a copy of h while the callback ran,
+// lock: if a driver holds it to issue a copy of h as the callback ends,
 // the callback, and its thread, wait until the lock is free.
 func (s *Simulator) wontUseCallback(h *memory.Handle) {
 	w := &s.hwont[h.ID()]
 	now := s.eng.NowS()
-	if id := h.ID(); w.clock != nil && s.lockFreeS[id] > now+lockEpsS && s.lockFromS[id] < now+lockEpsS && s.lockFreeS[id] > w.fromS {
+	if id := h.ID(); w.clock != nil && lockHeldAt(s.lockFromS[id], s.lockFreeS[id], now) {
 		free := s.lockFreeS[id]
 		*w.clock = max(*w.clock, free)
 		s.eng.Post(free-now, s.wontUseCall, id)

@@ -217,8 +217,6 @@ func (s *Simulator) progress(n int) {
 			s.eng.Post(delayS, s.progressCall, n)
 			return
 		}
-	}
-	if s.opts.StarPUDriverLoop && !node.driverStalled {
 		s.tidy(n) // (the pass is still posted: its requests wake no other)
 	}
 	node.progressPosted = false
