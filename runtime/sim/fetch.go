@@ -324,19 +324,20 @@ func (s *Simulator) wontUse(h *memory.Handle, after int32, freeS *float64) {
 		*freeS = max(*freeS, s.eng.NowS()) + s.m.Costs.TaskSubmitS
 	}
 	if after < 0 || s.tasks[after].done {
-		s.runWontUse(h, freeS)
+		s.runWontUse(h, freeS, 0)
 	}
 }
 
-// wontUseDone: t has ended on the thread whose clock is *freeS; if it is
-// the writer a wont_use of h waits for, that thread runs the wont_use.
-func (s *Simulator) wontUseDone(h *memory.Handle, t *TaskState, freeS *float64) {
+// wontUseDone: t has ended on by's thread; if it is the writer a wont_use
+// of h waits for, that thread runs the wont_use.
+func (s *Simulator) wontUseDone(h *memory.Handle, t *TaskState, by *worker) {
 	if w := &s.hwont[h.ID()]; w.armed && int(w.after) == t.ID() {
-		s.runWontUse(h, freeS)
+		s.runWontUse(h, s.threadClock(by), by.ID+1)
 	}
 }
 
-// runWontUse applies a wont_use of h on the thread whose clock is *freeS.
+// runWontUse applies a wont_use of h on the thread whose clock is *freeS
+// (pusher: the thread as push numbers it, 0 the application's).
 // With Options.StarPUDriverLoop, as StarPU does once h's last writer has
 // ended (after the tasks that writer released), the thread pushes the
 // pre-sync task (the push cost; without codelet, it ends at once) and runs
@@ -344,26 +345,38 @@ func (s *Simulator) wontUseDone(h *memory.Handle, t *TaskState, freeS *float64) 
 // which releases the acquisition, submitting and pushing the post-sync
 // task (the submit and push costs), then queues the idle copy home: the
 // peer's paje.trace shows these 3 µs on the driver thread before its pass.
-func (s *Simulator) runWontUse(h *memory.Handle, freeS *float64) {
-	s.hwont[h.ID()].armed = false
+func (s *Simulator) runWontUse(h *memory.Handle, freeS *float64, pusher int) {
+	w := &s.hwont[h.ID()]
+	w.armed = false
 	if !s.opts.StarPUDriverLoop {
 		s.applyWontUse(h)
 		return
 	}
 	now := s.eng.NowS()
 	c := s.m.Costs
-	s.hwont[h.ID()].clock = freeS
-	*freeS = max(*freeS, now) + c.TaskPushS + c.TaskSubmitS + c.TaskPushS
+	w.clock, w.pusher = freeS, pusher
+	w.beganS = max(*freeS, now)
+	*freeS = w.beganS + c.TaskPushS + c.TaskSubmitS + c.TaskPushS
 	s.eng.Post(*freeS-now, s.wontUseCall, h.ID())
 }
 
 // wontUseCallback ends a wont_use's callback (Options.StarPUDriverLoop;
-// else it is applied at once). The callback acquires h, taking its header
-// lock: if a driver holds it to issue a copy of h as the callback ends,
-// the callback, and its thread, wait until the lock is free.
+// else it is applied at once). The thread runs it after the pushes before
+// it: if one of them was held back past the callback's start (pushHeld),
+// the callback starts when that push ends. The callback acquires h, taking
+// its header lock: if a driver holds it to issue a copy of h as the
+// callback ends, the callback, and its thread, wait until the lock is free.
 func (s *Simulator) wontUseCallback(h *memory.Handle) {
 	w := &s.hwont[h.ID()]
 	now := s.eng.NowS()
+	if w.clock != nil {
+		if end, held := heldPushEnd(now, now-w.beganS, s.pushResumeS[w.pusher], 0); held {
+			w.beganS = end - (now - w.beganS)
+			*w.clock = max(*w.clock, end)
+			s.eng.Post(end-now, s.wontUseCall, h.ID())
+			return
+		}
+	}
 	if id := h.ID(); w.clock != nil && lockHeldAt(s.lockFromS[id], s.lockFreeS[id], now) {
 		free := s.lockFreeS[id]
 		*w.clock = max(*w.clock, free)

@@ -35,6 +35,20 @@ func TestHeldPushEnd(t *testing.T) {
 	}
 }
 
+// TestHeldCallback: a wont_use callback (3 µs) the thread queued behind a
+// push later held back starts when that push ends (wontUseCallback asks
+// heldPushEnd with the callback's length); behind a push that ended in
+// time it keeps its place.
+func TestHeldCallback(t *testing.T) {
+	const us = 1e-6
+	end, held := heldPushEnd(13*us, 3*us, 20*us, 0)
+	assert.True(t, held)
+	assert.InDelta(t, 23*us, end, 1e-15)
+	end, held = heldPushEnd(13*us, 3*us, 10*us, 0)
+	assert.False(t, held)
+	assert.InDelta(t, 13*us, end, 1e-15)
+}
+
 func TestLockHeldAt(t *testing.T) {
 	const us = 1e-6
 	assert.True(t, lockHeldAt(5*us, 15*us, 5*us), "taken at that instant")

@@ -650,7 +650,7 @@ func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 		}
 	}
 	for _, b := range t.Buffers() {
-		s.wontUseDone(b.H, t, s.threadClock(w))
+		s.wontUseDone(b.H, t, w)
 	}
 	s.startKernel(w)
 	s.updateState(w)
