@@ -426,8 +426,13 @@ func cachePath(o options, c config, peerID, sampID string) string {
 }
 
 // peer returns the peer's row for c, from the cache or by running it; with
-// trace, the cache entry also holds starpu_fxt_tool's output (trace/).
-func peer(o options, c config, dir, peerID, sampID string) (*peerRow, string, error) {
+// trace, also the row of a run with StarPU's FxT tracing on and the folder
+// of starpu_fxt_tool's output (trace/, which holds that row as row.tsv).
+// The two runs are kept apart because tracing can change the simulated
+// result: with FxT, StarPU initializes its workers one after the other.
+// (A cache entry written before they were kept apart holds only the traced
+// run: its row moves to trace/ and the untraced run is made.)
+func peer(o options, c config, dir, peerID, sampID string) (row, traced *peerRow, traceDir string, err error) {
 	var base string
 	if o.cacheOnly {
 		// Any peer build's entry will do: the newest.
@@ -440,45 +445,91 @@ func peer(o options, c config, dir, peerID, sampID string) (*peerRow, string, er
 			}
 		}
 		if best == "" {
-			return nil, "", nil
+			return nil, nil, "", nil
 		}
 		base = best
 	} else {
 		base = cachePath(o, c, peerID, sampID)
 	}
 	rowFile := filepath.Join(base, "row.tsv")
-	traceDir := filepath.Join(base, "trace")
-	if exists(rowFile) && (!o.trace || exists(filepath.Join(traceDir, "tasks.rec"))) {
-		r, err := readPeerRow(rowFile)
-		return r, traceDir, err
+	traceDir = filepath.Join(base, "trace")
+	tracedFile := filepath.Join(traceDir, "row.tsv")
+	if exists(filepath.Join(traceDir, "tasks.rec")) && !exists(tracedFile) && exists(rowFile) {
+		if o.cacheOnly {
+			// Which run the row is of is unknown: both are taken as one.
+			if row, err = readPeerRow(rowFile); err != nil {
+				return nil, nil, "", err
+			}
+			return row, row, traceDir, nil
+		}
+		if err := os.Rename(rowFile, tracedFile); err != nil {
+			return nil, nil, "", err
+		}
 	}
-	if o.cacheOnly {
-		return nil, "", nil
+	if !exists(rowFile) {
+		if o.cacheOnly {
+			return nil, nil, "", nil
+		}
+		if err := os.MkdirAll(base, 0o755); err != nil {
+			return nil, nil, "", err
+		}
+		b, err := runPeer(o, c, dir, "")
+		if err == nil {
+			err = writeAtomic(rowFile, b)
+		}
+		if err != nil {
+			return nil, nil, "", err
+		}
 	}
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return nil, "", err
+	if row, err = readPeerRow(rowFile); err != nil {
+		return nil, nil, "", err
 	}
+	if !o.trace {
+		return row, nil, "", nil
+	}
+	if !exists(tracedFile) || !exists(filepath.Join(traceDir, "tasks.rec")) {
+		if o.cacheOnly {
+			return nil, nil, "", nil
+		}
+		os.RemoveAll(traceDir)
+		b, err := runPeer(o, c, dir, traceDir)
+		if err == nil {
+			// (written last: its presence says the trace is whole)
+			err = writeAtomic(tracedFile, b)
+		}
+		if err != nil {
+			return nil, nil, "", err
+		}
+	}
+	traced, err = readPeerRow(tracedFile)
+	return row, traced, traceDir, err
+}
+
+// runPeer runs the peer's script on c and returns its row; with traceDir,
+// StarPU's trace goes there.
+func runPeer(o options, c config, dir, traceDir string) ([]byte, error) {
 	args := []string{"--starpu", dir, "--host", c.host, "--app", c.app, "--n", strconv.Itoa(c.n), "--block", strconv.Itoa(c.block),
 		"--sched", c.sched, "--ncpu", c.ncpu, "--prefix", o.peerPrefix}
-	if o.trace {
-		os.RemoveAll(traceDir)
+	if traceDir != "" {
 		args = append(args, "--trace", traceDir)
 	}
 	var out bytes.Buffer
 	cmd := exec.Command(o.runPeer, args...)
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", o.runPeer, err)
+		return nil, fmt.Errorf("%s: %w", o.runPeer, err)
 	}
-	tmp := rowFile + ".tmp"
-	if err := os.WriteFile(tmp, out.Bytes(), 0o644); err != nil {
-		return nil, "", err
+	return out.Bytes(), nil
+}
+
+// writeAtomic writes b to path through a temporary file, so that an
+// interrupted run leaves no partial row in the cache.
+func writeAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
 	}
-	if err := os.Rename(tmp, rowFile); err != nil {
-		return nil, "", err
-	}
-	r, err := readPeerRow(rowFile)
-	return r, traceDir, err
+	return os.Rename(tmp, path)
 }
 
 // limitedRunPeer writes a copy of the run script runPeer that exports
@@ -591,7 +642,7 @@ func runStarsim(o options, c config, p *peerRow, traceDir string) (*starsimJSON,
 }
 
 func runOne(o options, c config, dir, peerID, sampID string, w io.Writer) (*result, error) {
-	p, peerTrace, err := peer(o, c, dir, peerID, sampID)
+	p, traced, peerTrace, err := peer(o, c, dir, peerID, sampID)
 	if err != nil {
 		return nil, err
 	}
@@ -623,6 +674,10 @@ func runOne(o options, c config, dir, peerID, sampID string, w io.Writer) (*resu
 	}
 	if o.trace {
 		printRow(w, *r)
+		if traced.gflops != p.gflops {
+			fmt.Fprintf(w, "  the peer traced (FxT on): %.1f GFlop/s, %+.2f %% from its untraced run above; the trace compared below is that run's\n",
+				traced.gflops, 100*(traced.gflops-p.gflops)/p.gflops)
+		}
 		if err := detail(w, o, peerTrace, ssTrace, j); err != nil {
 			return nil, err
 		}

@@ -35,3 +35,53 @@ echo "limit=${STARPU_LIMIT_CUDA_MEM:-none} other=${STARPU_OTHER:-none}"
 	_, err = limitedRunPeer(plain, 400)
 	assert.ErrorContains(t, err, "no line that unsets the STARPU_ variables")
 }
+
+// The peer's untraced and traced runs are cached apart (tracing can change
+// StarPU's simulated result), each run once; an entry from before they
+// were kept apart (one traced run, its row beside trace/) keeps its trace
+// and gets its untraced run.
+func TestPeerCacheKeepsTracedRunApart(t *testing.T) {
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	script := filepath.Join(dir, "run-peer.sh")
+	// A stand-in for run-peer.sh: 100 GFlop/s untraced, 90 traced.
+	require.NoError(t, os.WriteFile(script, []byte(`#!/bin/bash
+trace=
+while [ $# -gt 0 ]; do [ "$1" = --trace ] && trace=$2; shift; done
+echo "$trace" >> `+calls+`
+if [ -n "$trace" ]; then mkdir -p "$trace"; echo rec > "$trace/tasks.rec"; g=90.0; else g=100.0; fi
+printf 'attila\tcholesky\tdmda\t0\t3\t9600\t960\t1000\t%s\t0.1\t1000\n' $g
+`), 0o755))
+	o := options{runPeer: script, cache: filepath.Join(dir, "cache"), peerPrefix: "/none"}
+	c := config{host: "attila", app: "cholesky", sched: "dmda", ncpu: "0", n: 9600, block: 960}
+	ncalls := func() int {
+		b, _ := os.ReadFile(calls)
+		return strings.Count(string(b), "\n")
+	}
+
+	row, traced, _, err := peer(o, c, "/samp", "p", "s")
+	require.NoError(t, err)
+	assert.Equal(t, 100.0, row.gflops)
+	assert.Nil(t, traced)
+	assert.Equal(t, 1, ncalls())
+
+	o.trace = true
+	row, traced, tdir, err := peer(o, c, "/samp", "p", "s")
+	require.NoError(t, err)
+	assert.Equal(t, 100.0, row.gflops, "the untraced row is the reference")
+	assert.Equal(t, 90.0, traced.gflops)
+	assert.FileExists(t, filepath.Join(tdir, "tasks.rec"))
+	assert.Equal(t, 2, ncalls(), "only the traced run was added")
+	_, _, _, err = peer(o, c, "/samp", "p", "s")
+	require.NoError(t, err)
+	assert.Equal(t, 2, ncalls(), "both cached")
+
+	// An entry of the old layout: the traced run's row as row.tsv.
+	base := cachePath(o, c, "p", "s")
+	require.NoError(t, os.Rename(filepath.Join(tdir, "row.tsv"), filepath.Join(base, "row.tsv")))
+	row, traced, _, err = peer(o, c, "/samp", "p", "s")
+	require.NoError(t, err)
+	assert.Equal(t, 100.0, row.gflops)
+	assert.Equal(t, 90.0, traced.gflops)
+	assert.Equal(t, 3, ncalls(), "the untraced run made, the trace kept")
+}
