@@ -57,3 +57,30 @@ func TestLockHeldAt(t *testing.T) {
 	assert.False(t, lockHeldAt(12*us, 22*us, 10*us), "taken later")
 	assert.False(t, lockHeldAt(0, 0, 10*us), "never taken")
 }
+
+// TestEndNoticedAt: a kernel's end is handled at once when the driver
+// thread is free, when the thread is free otherwise, and behind ends not
+// yet noticed even when the thread is free.
+func TestEndNoticedAt(t *testing.T) {
+	const us = 1e-6
+	cases := []struct {
+		name        string
+		nowS, freeS float64
+		unnoticed   int
+		wantS       float64
+		wantLater   bool
+	}{
+		{"thread free", 10 * us, 5 * us, 0, 10 * us, false},
+		{"thread free that instant", 10 * us, 10 * us, 0, 10 * us, false},
+		{"issuing a copy", 10 * us, 18 * us, 0, 18 * us, true},
+		{"an earlier end not noticed", 10 * us, 5 * us, 1, 10 * us, true},
+		{"both", 10 * us, 18 * us, 2, 18 * us, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			at, later := endNoticedAt(c.nowS, c.freeS, c.unnoticed)
+			assert.Equal(t, c.wantLater, later)
+			assert.InDelta(t, c.wantS, at, 1e-15)
+		})
+	}
+}

@@ -91,8 +91,10 @@ type Options struct {
 	// its data's header lock, which holds back a push that prefetches that
 	// data (pushHeld) and another driver's copy of it (start), and the
 	// driver starts a job (the scheduler's pre-exec hook) and pops when
-	// StarPU's does (inputsReady, preExecLater), and a wont_use's callback
-	// waits for the data's header lock (wontUseCallback). Found event by
+	// StarPU's does (inputsReady, preExecLater), a wont_use's callback
+	// runs after the pushes before it and waits for the data's header lock
+	// (wontUseCallback), and a kernel's end is handled when the driver's
+	// thread is free (endNoticedAt). Found event by
 	// event against the peer (docs/fidelity.md); off by default: the grid
 	// as a whole agrees better with it, but some configurations the peer
 	// runs the same under perturbation, and 5- and 6-GPU what-ifs, do not.

@@ -47,6 +47,10 @@ type worker struct {
 	// tasks whose inputs arrive are submitted (heldBack), when it returns.
 	blocked         bool
 	ended, heldBack []*TaskState
+	// unnoticed counts the kernels that ended on the device while the
+	// driver thread was busy (Options.StarPUDriverLoop): the driver
+	// notices them when it is free (noticeEnd).
+	unnoticed int
 	// threadFreeS is when a CPU worker's thread has pushed the tasks its
 	// last kernel released (simulated s); a GPU worker's driver thread uses
 	// its node's issueFreeS.
@@ -178,7 +182,7 @@ type Simulator struct {
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
-	preExecCall                                                   func(int)
+	preExecCall, noticeCall                                       func(int)
 	arrivedCall, progressCall, wakeCall, wontUseCall              func(int)
 	sendCall, sentCall                                            func(int)
 }
@@ -285,6 +289,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
 	s.preExecCall = func(id int) { t := &s.tasks[id]; s.preExecDue(t.worker, t) }
+	s.noticeCall = func(id int) { t := &s.tasks[id]; s.noticeEnd(t.worker, t) }
 	s.wontUseCall = func(hid int) { s.wontUseCallback(s.mem.Handle(hid)) }
 	s.sched = sc
 	weights := sched.DefaultDMWeights
