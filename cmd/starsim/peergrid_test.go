@@ -144,3 +144,34 @@ func TestPeerGridFidelity(t *testing.T) {
 		assert.LessOrEqual(t, med, peerGridMedianPct, "median |error|")
 	}
 }
+
+// driverLoopTraced are configurations of the peer grid traced event by
+// event against the peer with --starpu-driver-loop (docs/fidelity.md):
+// with it starsim runs every task on the peer's worker, and its GFlop/s
+// are the peer's.
+var driverLoopTraced = []string{
+	"attila cholesky dmda ncpu=0 N=9600",
+	"mirage cholesky dmdar ncpu=0 N=9600",
+	"hannibal-pitch cholesky dmda ncpu=0 N=19200",
+}
+
+// TestDriverLoopTracedRows checks that the driver loop's models keep
+// those configurations at the peer's GFlop/s (to 0.05 %, the peer's
+// rounding).
+func TestDriverLoopTracedRows(t *testing.T) {
+	needSharedSampling(t)
+	if testing.Short() {
+		t.Skip("runs StarPU-size simulations (-short)")
+	}
+	byKey := map[string]peerRow{}
+	for _, r := range readPeerGrid(t) {
+		byKey[r.key()] = r
+	}
+	for _, k := range driverLoopTraced {
+		r, ok := byKey[k]
+		require.True(t, ok, "%s: not in %s", k, peerGrid)
+		res, _ := runJSONOf(t, "run", "--starpu", samplingDir, "--host", r.host, "--app", r.app, "--sched", r.sched,
+			"--ncpu", strconv.Itoa(r.ncpu), "--n", strconv.Itoa(r.n), "--block", strconv.Itoa(r.bs), "--starpu-driver-loop")
+		assert.InDelta(t, r.gflops, res.GFlops, r.gflops*0.0005, "%s", k)
+	}
+}

@@ -415,12 +415,6 @@ func (s *Simulator) attachDeps(d *graph.Deps, shared bool) {
 type handleWontUse struct {
 	after int32
 	armed bool
-	// clock is, with Options.StarPUDriverLoop, the clock of the thread
-	// whose callback applies the wont_use (nil: none pending), pusher
-	// that thread as push numbers it, beganS when the callback began.
-	clock  *float64
-	pusher int
-	beganS float64
 }
 
 // fillStats sets st[w] to t's model entry on worker w, else to its

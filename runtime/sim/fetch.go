@@ -346,45 +346,27 @@ func (s *Simulator) wontUseDone(h *memory.Handle, t *TaskState, by *worker) {
 // task (the submit and push costs), then queues the idle copy home: the
 // peer's paje.trace shows these 3 µs on the driver thread before its pass.
 func (s *Simulator) runWontUse(h *memory.Handle, freeS *float64, pusher int) {
-	w := &s.hwont[h.ID()]
-	w.armed = false
+	s.hwont[h.ID()].armed = false
 	if !s.opts.StarPUDriverLoop {
 		s.applyWontUse(h)
 		return
 	}
 	now := s.eng.NowS()
-	c := s.m.Costs
-	w.clock, w.pusher = freeS, pusher
-	w.beganS = max(*freeS, now)
-	*freeS = w.beganS + c.TaskPushS + c.TaskSubmitS + c.TaskPushS
-	s.eng.Post(*freeS-now, s.wontUseCall, h.ID())
+	id := int32(-1 - len(s.callbacks))
+	s.callbacks = append(s.callbacks, int32(h.ID()))
+	s.threadAdd(pusher, id)
+	*freeS = max(*freeS, now) + s.itemCostS(id)
+	s.eng.Post(*freeS-now, s.wontUseCall, threadArg(pusher, id, false))
 }
 
-// wontUseCallback ends a wont_use's callback (Options.StarPUDriverLoop;
-// else it is applied at once). The thread runs it after the pushes before
-// it: if one of them was held back past the callback's start (pushHeld),
-// the callback starts when that push ends. The callback acquires h, taking
-// its header lock: if a driver holds it to issue a copy of h as the
-// callback ends, the callback, and its thread, wait until the lock is free.
-func (s *Simulator) wontUseCallback(h *memory.Handle) {
-	w := &s.hwont[h.ID()]
-	now := s.eng.NowS()
-	if w.clock != nil {
-		if end, held := heldPushEnd(now, now-w.beganS, s.pushResumeS[w.pusher], 0); held {
-			w.beganS = end - (now - w.beganS)
-			*w.clock = max(*w.clock, end)
-			s.eng.Post(end-now, s.wontUseCall, h.ID())
-			return
-		}
+// wontUseCallback is the event of a wont_use's callback (arg: threadArg)
+// with Options.StarPUDriverLoop: an item of its thread's queue
+// (threadDue), which acquires the data, so waits for its header lock.
+func (s *Simulator) wontUseCallback(arg int) {
+	p, id, reposted := splitThreadArg(arg)
+	if s.threadDue(p, id, reposted, s.itemCostS(id)) {
+		s.applyWontUse(s.mem.Handle(int(s.callbacks[-1-int(id)])))
 	}
-	if id := h.ID(); w.clock != nil && lockHeldAt(s.lockFromS[id], s.lockFreeS[id], now) {
-		free := s.lockFreeS[id]
-		*w.clock = max(*w.clock, free)
-		s.eng.Post(free-now, s.wontUseCall, id)
-		return
-	}
-	w.clock = nil
-	s.applyWontUse(h)
 }
 
 // applyWontUse marks h's device copies evict-first and, as StarPU does,

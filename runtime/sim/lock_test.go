@@ -6,47 +6,50 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestHeldPushEnd: a push that begins while a driver holds the header lock
-// of one of its task's data ends 1 µs after the lock is free; the thread's
-// later pushes follow it; a lock taken after the push began, or already
-// free, holds nothing back.
-func TestHeldPushEnd(t *testing.T) {
+// TestItemEnd: a thread's item (a 1 µs push, a 3 µs wont_use callback)
+// runs when due unless the item before it ended after it was to begin, or
+// a header lock holds it back: a push pushes once the lock is free, a
+// callback ends as the lock frees.
+func TestItemEnd(t *testing.T) {
 	const us = 1e-6
 	cases := []struct {
-		name                 string
-		endS, resumeS, lockS float64
-		wantEndS             float64
-		wantHeld             bool
+		name                    string
+		endS, costS, lastS, lkS float64
+		push                    bool
+		wantS                   float64
+		wantLater               bool
 	}{
-		{"no lock, thread free", 10 * us, 0, 0, 10 * us, false},
-		{"lock held when the push began", 10 * us, 0, 19 * us, 20 * us, true},
-		{"lock free as the push began", 10 * us, 0, 9 * us, 10 * us, false},
-		{"behind a held-back push", 11 * us, 20 * us, 0, 21 * us, true},
-		{"behind it, lock later still", 11 * us, 20 * us, 30 * us, 21 * us, true},
-		{"the thread caught up", 25 * us, 20 * us, 0, 25 * us, false},
-		{"caught up, then a lock", 25 * us, 20 * us, 40 * us, 41 * us, true},
+		{"push, thread and data free", 10 * us, us, 9 * us, 0, true, 10 * us, false},
+		{"push behind a held-back push", 10 * us, us, 20 * us, 0, true, 21 * us, true},
+		{"push, its data's lock held", 10 * us, us, 9 * us, 19 * us, true, 20 * us, true},
+		{"push, the lock frees as it ends", 10 * us, us, 9 * us, 10 * us, true, 11 * us, true},
+		{"push, the lock freed as it began", 10 * us, us, 9 * us, 9 * us, true, 10 * us, false},
+		{"callback behind a held-back push", 13 * us, 3 * us, 20 * us, 0, false, 23 * us, true},
+		{"callback, the data's lock held", 13 * us, 3 * us, 10 * us, 19 * us, false, 19 * us, true},
+		{"callback, in time", 13 * us, 3 * us, 10 * us, 0, false, 13 * us, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			end, held := heldPushEnd(c.endS, us, c.resumeS, c.lockS)
-			assert.Equal(t, c.wantHeld, held)
-			assert.InDelta(t, c.wantEndS, end, 1e-15)
+			end, later := itemEnd(c.endS, c.costS, c.lastS, c.lkS, c.push)
+			assert.Equal(t, c.wantLater, later)
+			assert.InDelta(t, c.wantS, end, 1e-15)
 		})
 	}
 }
 
-// TestHeldCallback: a wont_use callback (3 µs) the thread queued behind a
-// push later held back starts when that push ends (wontUseCallback asks
-// heldPushEnd with the callback's length); behind a push that ended in
-// time it keeps its place.
-func TestHeldCallback(t *testing.T) {
-	const us = 1e-6
-	end, held := heldPushEnd(13*us, 3*us, 20*us, 0)
-	assert.True(t, held)
-	assert.InDelta(t, 23*us, end, 1e-15)
-	end, held = heldPushEnd(13*us, 3*us, 10*us, 0)
-	assert.False(t, held)
-	assert.InDelta(t, 13*us, end, 1e-15)
+// TestThreadArg: an item's event argument carries the thread, the item
+// (a task, or a callback's negative index) and whether it is a re-post.
+func TestThreadArg(t *testing.T) {
+	for _, c := range []struct {
+		p        int
+		id       int32
+		reposted bool
+	}{{0, 0, false}, {3, 12345, true}, {7, -1, false}, {70, -99, true}, {1, 1<<31 - 1, false}} {
+		p, id, r := splitThreadArg(threadArg(c.p, c.id, c.reposted))
+		assert.Equal(t, c.p, p)
+		assert.Equal(t, c.id, id)
+		assert.Equal(t, c.reposted, r)
+	}
 }
 
 func TestLockHeldAt(t *testing.T) {

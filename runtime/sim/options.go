@@ -89,7 +89,7 @@ type Options struct {
 	// submit and push costs on the thread that runs it (runWontUse), the
 	// memchunk tidy runs in the pass (progress), and issuing a copy holds
 	// its data's header lock, which holds back a push that prefetches that
-	// data (pushHeld) and another driver's copy of it (start), and the
+	// data (threadDue) and another driver's copy of it (start), and the
 	// driver starts a job (the scheduler's pre-exec hook) and pops when
 	// StarPU's does (inputsReady, preExecLater), a wont_use's callback
 	// runs after the pushes before it and waits for the data's header lock

@@ -138,10 +138,13 @@ type Simulator struct {
 
 	// With Options.StarPUDriverLoop: lockFromS and lockFreeS are, per
 	// handle ID, when a driver took and frees the handle's header lock to
-	// issue a copy (the last such interval, simulated s); pushResumeS is,
-	// per pushing thread (0: the application's, 1+ID: a worker's), when
-	// its pushes held back by such a lock end.
-	lockFromS, lockFreeS, pushResumeS []float64
+	// issue a copy (the last such interval, simulated s); threadQ is, per
+	// pushing thread (0: the application's, 1+ID: a worker's), its pushes
+	// and wont_use callbacks not done yet; callbacks the handle of each
+	// wont_use callback, by index.
+	lockFromS, lockFreeS []float64
+	threadQ              []threadQueue
+	callbacks            []int32
 
 	ndone       int
 	obs         Observer
@@ -290,7 +293,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
 	s.preExecCall = func(id int) { t := &s.tasks[id]; s.preExecDue(t.worker, t) }
 	s.noticeCall = func(id int) { t := &s.tasks[id]; s.noticeEnd(t.worker, t) }
-	s.wontUseCall = func(hid int) { s.wontUseCallback(s.mem.Handle(hid)) }
+	s.wontUseCall = s.wontUseCallback
 	s.sched = sc
 	weights := sched.DefaultDMWeights
 	if opts.DMWeights != nil {
@@ -315,7 +318,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	if opts.StarPUDriverLoop {
 		s.lockFromS = make([]float64, len(g.Handles))
 		s.lockFreeS = make([]float64, len(g.Handles))
-		s.pushResumeS = make([]float64, len(s.workers)+1)
+		s.threadQ = make([]threadQueue, len(s.workers)+1)
 	}
 	return s, nil
 }

@@ -68,11 +68,14 @@ func (s *Simulator) release(id int, freeS *float64, by *worker) {
 	// line in too, without stalling, before the push needs it.
 	t.prefetched = false
 	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
-	arg := id // the pusher rides in the bits above the id (< 2^31)
+	p := 0 // the pusher rides in the bits above the id (< 2^31)
 	if by != nil {
-		arg |= (by.ID + 1) << 32
+		p = by.ID + 1
 	}
-	s.eng.Post(*freeS-now, s.pushCall, arg)
+	if s.threadQ != nil {
+		s.threadAdd(p, int32(id))
+	}
+	s.eng.Post(*freeS-now, s.pushCall, threadArg(p, int32(id), false))
 }
 
 // threadClock is when w's thread is free: a GPU worker's is its node's
@@ -86,14 +89,15 @@ func (s *Simulator) threadClock(w *worker) *float64 {
 
 // push hands a task to the scheduler and wakes the idle workers. arg is
 // the task's id, and above 32 bits the pushing worker's ID + 1 (0: the
-// application thread).
+// application thread); with Options.StarPUDriverLoop the push is an item
+// of that thread's queue (threadDue).
 func (s *Simulator) push(arg int) {
-	if s.pushResumeS != nil {
-		if arg&heldPush != 0 {
-			arg &^= heldPush
-		} else if s.pushHeld(arg, &s.tasks[arg&(1<<32-1)]) {
+	if s.threadQ != nil {
+		p, id, reposted := splitThreadArg(arg)
+		if !s.threadDue(p, id, reposted, s.m.Costs.TaskPushS) {
 			return
 		}
+		arg = threadArg(p, id, false)
 	}
 	t := &s.tasks[arg&(1<<32-1)]
 	s.obs.Push(s.eng.NowS(), t)
@@ -108,61 +112,11 @@ func (s *Simulator) push(arg int) {
 	s.wakeIdle()
 }
 
-// pushHeld holds a push back (Options.StarPUDriverLoop; heldPushEnd
-// decides): the push is posted again for when it ends, the pushing
-// thread's clock moves with it, and pushHeld reports true.
-func (s *Simulator) pushHeld(arg int, t *TaskState) bool {
-	now := s.eng.NowS()
-	p := arg >> 32
-	lock := 0.0
-	began := now - s.m.Costs.TaskPushS
-	for _, b := range t.Buffers() {
-		if id := b.H.ID(); lockHeldAt(s.lockFromS[id], s.lockFreeS[id], began) {
-			lock = max(lock, s.lockFreeS[id])
-		}
-	}
-	endS, held := heldPushEnd(now, s.m.Costs.TaskPushS, s.pushResumeS[p], lock)
-	if !held {
-		return false
-	}
-	s.pushResumeS[p] = endS
-	clock := &s.pushFreeS
-	if p > 0 {
-		clock = s.threadClock(s.workers[p-1])
-	}
-	*clock = max(*clock, endS)
-	s.eng.Post(endS-now, s.pushCall, arg|heldPush)
-	return true
-}
-
-// heldPushEnd decides whether a push due to end at endS (it took pushS)
-// is held back, and when it then ends. StarPU's push prefetches the
-// task's data, taking each handle's header lock, which a driver holds
-// while it issues a copy of that data (starpu_handle_data_request, across
-// the copy's 10 µs queue sleep; the allocation before it lets the lock
-// go): a push that began while lockFreeS (the latest end of such a lock
-// held when it began; 0: none) was ahead ends pushS after it. The thread
-// pushes one task at a time, so a push that began before its previous,
-// held-back push ended (resumeS) ends pushS after that one.
-func heldPushEnd(endS, pushS, resumeS, lockFreeS float64) (float64, bool) {
-	began := endS - pushS
-	if resumeS > began+lockEpsS {
-		return resumeS + pushS, true
-	}
-	if lockFreeS > began+lockEpsS {
-		return lockFreeS + pushS, true
-	}
-	return endS, false
-}
-
 // lockHeldAt says whether a header lock held from fromS to freeS is held
 // at t.
 func lockHeldAt(fromS, freeS, t float64) bool {
 	return fromS <= t+lockEpsS && freeS > t+lockEpsS
 }
-
-// heldPush marks a push posted again by pushHeld (above the pusher's ID).
-const heldPush = 1 << 62
 
 // lockEpsS absorbs rounding in comparing instants computed along
 // different paths (simulated s; far below any cost).
@@ -519,7 +473,7 @@ func (s *Simulator) preExecLater(w *worker, t *TaskState) {
 }
 
 // preExecDue runs t's pending pre-exec hook, if it still is, once w's
-// driver thread is free: a push held back meanwhile (pushHeld) moves it.
+// driver thread is free: a push held back meanwhile (threadDue) moves it.
 func (s *Simulator) preExecDue(w *worker, t *TaskState) {
 	if w.preExec != t || w.preExecEarly {
 		return

@@ -1,0 +1,156 @@
+package sim
+
+// With Options.StarPUDriverLoop a thread's pushes and wont_use callbacks
+// run one after the other, in the order the thread was given them, and a
+// data header lock a driver holds to issue a copy holds them back: a push
+// that prefetches the data waits for the lock when it begins (StarPU's
+// prefetch takes the handle's header_lock), a wont_use callback when it
+// ends (it acquires the data). Each item is posted for when it would end
+// if nothing held it back; when its event comes, threadDue decides whether
+// it runs then or later, and the thread's later items follow it. A lock
+// taken while an item waited for an earlier one holds it back again: in
+// the peer's trace of attila Cholesky dmda N=19200, the GEMMs that POTRF's
+// end releases wait for A[12][0]'s lock first while CUDA1's driver issues
+// its copy, then again while CUDA2's does.
+
+// threadQueue is a thread's items not done yet, in order, and when its
+// last done item ended (simulated s).
+type threadQueue struct {
+	items    []threadItem
+	lastEndS float64
+}
+
+// threadItem is a push (id: the task's) or a wont_use callback (id: -1 -
+// its index in Simulator.callbacks).
+type threadItem struct {
+	id int32
+	// fired: its first event came while an earlier item was not done;
+	// reposted: it was posted again, so its first event is stale.
+	fired, reposted bool
+}
+
+// repostedItem marks a re-posted item's event argument (above the thread).
+const repostedItem = 1 << 62
+
+// threadArg is the event argument of item id of thread p.
+func threadArg(p int, id int32, reposted bool) int {
+	a := int(uint32(id)) | p<<32
+	if reposted {
+		a |= repostedItem
+	}
+	return a
+}
+
+// splitThreadArg undoes threadArg.
+func splitThreadArg(a int) (p int, id int32, reposted bool) {
+	reposted = a&repostedItem != 0
+	a &^= repostedItem
+	return a >> 32, int32(uint32(a)), reposted
+}
+
+// threadAdd appends item id to thread p's queue; the caller posts its
+// event for when it would end.
+func (s *Simulator) threadAdd(p int, id int32) {
+	s.threadQ[p].items = append(s.threadQ[p].items, threadItem{id: id})
+}
+
+// threadDue handles the event of item id of thread p (costS: the item's
+// cost; its event comes when it would end). It reports whether the item
+// runs now; if not, it is posted again when it may (or it waits for the
+// items before it, which post it when they are done).
+func (s *Simulator) threadDue(p int, id int32, reposted bool, costS float64) bool {
+	q := &s.threadQ[p]
+	now := s.eng.NowS()
+	k := 0
+	for k < len(q.items) && q.items[k].id != id {
+		k++
+	}
+	it := &q.items[k]
+	if it.reposted != reposted {
+		return false // the first event of an item posted again
+	}
+	if k > 0 {
+		it.fired = true // after the items before it
+		return false
+	}
+	began := now - costS
+	lock := 0.0
+	if q.lastEndS <= began+lockEpsS {
+		lock = s.itemLockFreeS(id, began, now)
+	}
+	if at, later := itemEnd(now, costS, q.lastEndS, lock, id >= 0); later {
+		s.threadRepost(p, it, at)
+		return false
+	}
+	q.items = q.items[1:]
+	q.lastEndS = now
+	if len(q.items) > 0 && q.items[0].fired {
+		next := &q.items[0]
+		s.threadRepost(p, next, now+s.itemCostS(next.id))
+	}
+	return true
+}
+
+// itemEnd decides when a thread's item due to end at endS (it costs
+// costS) ends, and whether that is later: after the thread's previous
+// item if that ended after this one was to begin (lastEndS); else, when a
+// header lock holds it back (lockFreeS: when it frees, 0: none), a push
+// that began before the lock was free pushes once it is, a callback that
+// would end before it ends as it frees.
+func itemEnd(endS, costS, lastEndS, lockFreeS float64, push bool) (float64, bool) {
+	switch {
+	case lastEndS > endS-costS+lockEpsS:
+		return lastEndS + costS, true
+	case push && lockFreeS > endS-costS+lockEpsS:
+		return lockFreeS + costS, true
+	case !push && lockFreeS > endS+lockEpsS:
+		return lockFreeS, true
+	}
+	return endS, false
+}
+
+// itemLockFreeS is, for item id that began at beganS and would end at
+// nowS, when the header locks holding it back are free (0: none): a push
+// waits for any lock held on its task's data when it began, a callback
+// for its data's lock held when it ends.
+func (s *Simulator) itemLockFreeS(id int32, beganS, nowS float64) float64 {
+	free := 0.0
+	if id < 0 {
+		hid := s.callbacks[-1-int(id)]
+		if lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], nowS) {
+			free = s.lockFreeS[hid]
+		}
+		return free
+	}
+	for _, b := range s.tasks[id].Buffers() {
+		if hid := b.H.ID(); lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], beganS) {
+			free = max(free, s.lockFreeS[hid])
+		}
+	}
+	return free
+}
+
+// itemCostS is what item id costs its thread.
+func (s *Simulator) itemCostS(id int32) float64 {
+	c := s.m.Costs
+	if id < 0 {
+		return c.TaskPushS + c.TaskSubmitS + c.TaskPushS
+	}
+	return c.TaskPushS
+}
+
+// threadRepost posts item it of thread p again, to end at atS, and moves
+// the thread's clock with it.
+func (s *Simulator) threadRepost(p int, it *threadItem, atS float64) {
+	it.reposted, it.fired = true, false
+	clock := &s.pushFreeS
+	if p > 0 {
+		clock = s.threadClock(s.workers[p-1])
+	}
+	*clock = max(*clock, atS)
+	call := s.pushCall
+	if it.id < 0 {
+		call = s.wontUseCall
+	}
+	s.eng.Post(atS-s.eng.NowS(), call, threadArg(p, it.id, true))
+}
