@@ -58,9 +58,7 @@ func (s *Simulator) fetch(h *memory.Handle, n int, lvl memory.Level, prio int, d
 		if !done.none() {
 			req.waiters = append(req.waiters, done)
 		}
-		if lvl < req.level && !req.started {
-			s.upgrade(req, lvl)
-		}
+		s.upgrade(req, lvl, prio)
 		return
 	}
 	src, ok := s.bestSource(h, n)
@@ -274,8 +272,8 @@ func (s *Simulator) writeBack(r *memory.Replica, then func(freed, gaveBack bool)
 		// StarPU's request creation finds and upgrades the existing request
 		// rather than issuing a second copy of the same data.
 		req.waiters = append(req.waiters, done)
-		if req.level > memory.Fetch && !req.started {
-			s.upgrade(req, memory.Fetch)
+		if req.level > memory.Fetch {
+			s.upgrade(req, memory.Fetch, req.prio)
 		}
 		return
 	}

@@ -144,20 +144,46 @@ func (d *direction) insert(req *request) {
 	d.queue[i] = req
 }
 
-// upgrade raises a queued request's level (a fetch joining a prefetch),
-// moving it to its new place in its direction's queue.
-func (s *Simulator) upgrade(req *request, lvl memory.Level) {
+// upgrade raises a request not started yet to level lvl when a fetch
+// joins it with a more urgent level, moving it to its new place in its
+// direction's queue. With Options.StarPUDriverLoop it also takes the
+// joining fetch's priority prio, and a higher priority at the same level,
+// and the first hop of a two-hop copy is raised with the second: StarPU
+// keeps one request per task and hop (_starpu_search_existing_data_request
+// does not collapse requests of different tasks), each at its task's
+// priority, and promotes the ones of the task that fetches, so the copy
+// goes at the most urgent level and, at that level, the highest priority
+// asked for. (In the peer's hannibal GPU-only Cholesky dmdas N=9600, six
+// tasks ask for A[7][1] from CUDA2 to RAM; SYRK(7, 1)'s request, priority
+// 11, promoted to a fetch when CUDA0 pops it, goes before A[7][2]'s at
+// priority 9.)
+func (s *Simulator) upgrade(req *request, lvl memory.Level, prio int) {
+	loop := s.opts.StarPUDriverLoop
+	if req.started || lvl > req.level || (lvl == req.level && (!loop || prio <= req.prio)) {
+		return
+	}
+	switch {
+	case !loop:
+		prio = req.prio
+	case lvl == req.level:
+		prio = max(prio, req.prio)
+	}
 	d := s.dir(req.src, req.dst)
-	for i, q := range d.queue {
-		if q == req {
-			d.queue = append(d.queue[:i], d.queue[i+1:]...)
-			req.level = lvl
-			d.insert(req)
-			s.kick(d)
-			return
+	if req.queued {
+		for i, q := range d.queue {
+			if q == req {
+				d.queue = append(d.queue[:i], d.queue[i+1:]...)
+				req.level, req.prio = lvl, prio
+				d.insert(req)
+				s.kick(d)
+				return
+			}
 		}
 	}
-	req.level = lvl // not queued yet (first hop of a two-hop copy pending)
+	req.level, req.prio = lvl, prio // not queued yet (first hop of a two-hop copy pending)
+	if first := s.incomingReq(req.h, 0); first != nil && loop {
+		s.upgrade(first, lvl, prio)
+	}
 }
 
 // kick wakes the driver that handles d's requests: it issues them in its
