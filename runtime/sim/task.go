@@ -336,19 +336,26 @@ func distinctBufs(bufs []memory.Buf) int {
 // overlaps the kernel already running there rather than delaying the
 // device; until then the driver pops nothing.
 func (s *Simulator) inputsReady(w *worker, t *TaskState) {
+	queueS := s.m.Costs.DeviceTaskQueueS
 	if s.opts.StarPUDriverLoop && w.Kind == machine.GPUWorker {
 		// The driver starts the job (the scheduler's pre-exec hook)
 		// when its device is free, then sleeps the queue cost
-		// submitting the kernel: its thread is busy meanwhile.
+		// submitting the kernel: its thread is busy meanwhile. A
+		// synchronous kernel runs at once: StarPU's simulation sleeps
+		// the queue cost only for kernels it queues on the device
+		// (_starpu_simgrid_submit_job).
+		if t.syncGPU {
+			queueS = 0
+		}
 		if w.running == nil && len(w.ready) == 0 && w.preExec == nil {
 			s.sched.PreExec(&w.Worker, &t.Task)
 			w.preExec, w.preExecEarly = t, true
 		}
 		node := s.nodes[w.Node]
-		node.issueFreeS = max(s.eng.NowS(), node.issueFreeS) + s.m.Costs.DeviceTaskQueueS
+		node.issueFreeS = max(s.eng.NowS(), node.issueFreeS) + queueS
 	}
-	if w.Kind == machine.GPUWorker && s.m.Costs.DeviceTaskQueueS > 0 {
-		s.eng.Post(s.m.Costs.DeviceTaskQueueS, s.queuedCall, t.ID())
+	if w.Kind == machine.GPUWorker && queueS > 0 {
+		s.eng.Post(queueS, s.queuedCall, t.ID())
 		return
 	}
 	s.deviceQueued(w, t)
