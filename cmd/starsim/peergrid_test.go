@@ -154,6 +154,7 @@ var driverLoopTraced = []struct{ key, flags string }{
 	{"mirage cholesky dmdar ncpu=0 N=9600", ""},
 	{"hannibal-pitch cholesky dmda ncpu=0 N=19200", ""},
 	{"hannibal cholesky dmdas ncpu=0 N=9600", "--starpu-1499-syrk-prio"},
+	{"hannibal-pitch cholesky dmdas ncpu=0 N=9600", "--starpu-1499-syrk-prio"},
 }
 
 // TestDriverLoopTracedRows checks that the driver loop's models keep

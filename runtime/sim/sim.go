@@ -47,6 +47,10 @@ type worker struct {
 	// tasks whose inputs arrive are submitted (heldBack), when it returns.
 	blocked         bool
 	ended, heldBack []*TaskState
+	// asleep: a GPU worker's driver popped nothing and sleeps until
+	// something wakes it (Options.StarPUDriverLoop): it then passes over
+	// its node's requests before it pops.
+	asleep bool
 	// unnoticed counts the kernels that ended on the device while the
 	// driver thread was busy (Options.StarPUDriverLoop): the driver
 	// notices them when it is free (noticeEnd).

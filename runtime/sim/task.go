@@ -229,6 +229,14 @@ func (s *Simulator) workerPop(w *worker) {
 		return // popped again when the driver returns
 	}
 	if w.Kind == machine.GPUWorker {
+		if w.asleep && (s.queued == nil || s.queued[w.ID] != 0) {
+			// StarPU's CUDA driver woken from its sleep passes over
+			// its node's requests before it pops (Options.StarPUDriverLoop).
+			// (A scheduler with a queue per worker wakes only the
+			// worker it pushed to: with an empty queue, it sleeps on.)
+			w.asleep = false
+			s.wakeDriver(w.Node)
+		}
 		if node := s.nodes[w.Node]; node.progressPosted {
 			// Pop right after the pending pass (posted before this).
 			s.eng.Post(node.progressAtS-s.eng.NowS(), s.popCall, w.ID)
@@ -248,6 +256,7 @@ func (s *Simulator) workerPop(w *worker) {
 		}
 		if tk == nil {
 			s.setIdle(w, true)
+			w.asleep = s.opts.StarPUDriverLoop && w.Kind == machine.GPUWorker
 			s.updateState(w)
 			return
 		}
