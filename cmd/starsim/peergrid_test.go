@@ -153,7 +153,6 @@ var driverLoopTraced = []struct{ key, flags string }{
 	{"attila cholesky dmda ncpu=0 N=9600", ""},
 	{"mirage cholesky dmdar ncpu=0 N=9600", ""},
 	{"hannibal-pitch cholesky dmda ncpu=0 N=19200", ""},
-	{"hannibal cholesky dmdas ncpu=0 N=9600", "--starpu-1499-syrk-prio"},
 	{"hannibal-pitch cholesky dmdas ncpu=0 N=9600", "--starpu-1499-syrk-prio"},
 }
 

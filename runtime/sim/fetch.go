@@ -32,6 +32,8 @@ type memNode struct {
 	handledIn, handledOut []*direction
 	progressPosted        bool
 	progressAtS           float64 // when the posted pass runs (simulated s)
+	passes                int     // the passes run (Options.StarPUDriverLoop)
+	lastPassS             float64 // when the last one ran (simulated s)
 	// issueFreeS is when the node's driver has finished issuing the copies
 	// it handles (each costs it the transfer queue cost, one after the
 	// other): simulated seconds.

@@ -51,6 +51,11 @@ type worker struct {
 	// something wakes it (Options.StarPUDriverLoop): it then passes over
 	// its node's requests before it pops.
 	asleep bool
+	// execAfter is, for the task whose data is in (Options.StarPUDriverLoop),
+	// the count of its node's passes after which its driver executes it;
+	// inS when its last input arrived (simulated s).
+	execAfter int
+	inS       float64
 	// unnoticed counts the kernels that ended on the device while the
 	// driver thread was busy (Options.StarPUDriverLoop): the driver
 	// notices them when it is free (noticeEnd).
@@ -189,7 +194,7 @@ type Simulator struct {
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
-	preExecCall, noticeCall                                       func(int)
+	preExecCall, noticeCall, execCall                             func(int)
 	arrivedCall, progressCall, wakeCall, wontUseCall              func(int)
 	sendCall, sentCall                                            func(int)
 }
@@ -297,6 +302,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
 	s.preExecCall = func(id int) { t := &s.tasks[id]; s.preExecDue(t.worker, t) }
 	s.noticeCall = func(id int) { t := &s.tasks[id]; s.noticeEnd(t.worker, t) }
+	s.execCall = func(id int) { t := &s.tasks[id]; s.execDue(t.worker, t) }
 	s.wontUseCall = s.wontUseCallback
 	s.sched = sc
 	weights := sched.DefaultDMWeights

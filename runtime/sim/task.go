@@ -112,6 +112,25 @@ func (s *Simulator) push(arg int) {
 	s.wakeIdle()
 }
 
+// holdLock is the interval a handle's header lock is known held, from
+// fromS to freeS, once a driver also holds it from takeS to releaseS to
+// issue a copy. The passes compute their issues ahead, so the new hold may
+// come after the known one: taken as the known one frees (or while it is
+// held), it extends it, as the lock then passes from one driver to the
+// next and whoever waits for it waits for both (in the peer's mirage LU
+// dmda N=9600, CUDA1's thread waits 20 µs to push while CUDA2's driver,
+// then CUDA0's, issue copies of A[0][9]); a later one replaces it, and an
+// earlier one (already computed past) changes nothing.
+func holdLock(fromS, freeS, takeS, releaseS float64) (float64, float64) {
+	switch {
+	case takeS < fromS:
+		return fromS, freeS
+	case takeS <= freeS+lockEpsS:
+		return fromS, max(freeS, releaseS)
+	}
+	return takeS, releaseS
+}
+
 // lockHeldAt says whether a header lock held from fromS to freeS is held
 // at t.
 func lockHeldAt(fromS, freeS, t float64) bool {
@@ -318,6 +337,7 @@ func (s *Simulator) arrived(id int) {
 	t := &s.tasks[id]
 	t.nfetching--
 	if t.nfetching == 0 {
+		t.worker.inS = s.eng.NowS()
 		s.eng.Post(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers())), s.readyCall, t.ID())
 	}
 }
@@ -345,25 +365,62 @@ func distinctBufs(bufs []memory.Buf) int {
 // overlaps the kernel already running there rather than delaying the
 // device; until then the driver pops nothing.
 func (s *Simulator) inputsReady(w *worker, t *TaskState) {
-	queueS := s.m.Costs.DeviceTaskQueueS
 	if s.opts.StarPUDriverLoop && w.Kind == machine.GPUWorker {
-		// The driver starts the job (the scheduler's pre-exec hook)
-		// when its device is free, then sleeps the queue cost
-		// submitting the kernel: its thread is busy meanwhile. A
-		// synchronous kernel runs at once: StarPU's simulation sleeps
-		// the queue cost only for kernels it queues on the device
-		// (_starpu_simgrid_submit_job).
-		if t.syncGPU {
-			queueS = 0
-		}
-		if w.running == nil && len(w.ready) == 0 && w.preExec == nil {
-			s.sched.PreExec(&w.Worker, &t.Task)
-			w.preExec, w.preExecEarly = t, true
-		}
+		// StarPU's CUDA driver learns that the task's data is in when
+		// its loop's pass completes the requests, and executes the job
+		// in the loop's next iteration, once the pass has issued its
+		// copies (_starpu_cuda_driver_run_once tests the transfers of
+		// the task it fetches for before its pass).
+		// The pass that completed the last copy may have run already;
+		// data found in at the pop waits for the next pass.
 		node := s.nodes[w.Node]
-		node.issueFreeS = max(s.eng.NowS(), node.issueFreeS) + queueS
+		if !node.progressPosted && node.lastPassS <= w.inS {
+			s.wakeDriver(w.Node)
+		}
+		w.execAfter = node.passes
+		if node.progressPosted {
+			w.execAfter++
+		}
+		s.execDue(w, t)
+		return
 	}
-	if w.Kind == machine.GPUWorker && queueS > 0 {
+	if w.Kind == machine.GPUWorker && s.m.Costs.DeviceTaskQueueS > 0 {
+		s.eng.Post(s.m.Costs.DeviceTaskQueueS, s.queuedCall, t.ID())
+		return
+	}
+	s.deviceQueued(w, t)
+}
+
+// execDue executes the job of t, whose data is in, on w's GPU once its
+// driver has passed over its requests and its thread is free
+// (Options.StarPUDriverLoop): the driver starts the job (the scheduler's
+// pre-exec hook) when its device is free, then sleeps the queue cost
+// submitting the kernel, its thread busy meanwhile. A synchronous kernel
+// runs at once: StarPU's simulation sleeps the queue cost only for kernels
+// it queues on the device (_starpu_simgrid_submit_job).
+func (s *Simulator) execDue(w *worker, t *TaskState) {
+	node := s.nodes[w.Node]
+	now := s.eng.NowS()
+	if !node.driverStalled {
+		if node.progressPosted && node.passes < w.execAfter {
+			s.eng.Post(max(node.progressAtS, now)-now, s.execCall, t.ID())
+			return
+		}
+		if node.issueFreeS > now+lockEpsS {
+			s.eng.Post(node.issueFreeS-now, s.execCall, t.ID())
+			return
+		}
+	}
+	queueS := s.m.Costs.DeviceTaskQueueS
+	if t.syncGPU {
+		queueS = 0
+	}
+	if w.running == nil && len(w.ready) == 0 && w.preExec == nil {
+		s.sched.PreExec(&w.Worker, &t.Task)
+		w.preExec, w.preExecEarly = t, true
+	}
+	node.issueFreeS = max(now, node.issueFreeS) + queueS
+	if queueS > 0 {
 		s.eng.Post(queueS, s.queuedCall, t.ID())
 		return
 	}
@@ -670,17 +727,19 @@ func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 	}
 	s.startKernel(w)
 	s.updateState(w)
+	loopGPU := s.opts.StarPUDriverLoop && w.Kind == machine.GPUWorker
+	if loopGPU {
+		// Something done: the driver's loop makes progress (and tidies),
+		// then pops.
+		s.wakeDriver(w.Node)
+	}
 	if w.canPop() {
 		s.setIdle(w, false)
 		s.workerPop(w)
 	}
 	s.nodes[w.Node].memoryFreed(s)
-	switch {
-	case !s.opts.StarPUDriverLoop:
+	if !s.opts.StarPUDriverLoop {
 		s.tidy(w.Node)
-	case w.Kind == machine.GPUWorker:
-		// Something done: the driver's loop makes progress (and tidies).
-		s.wakeDriver(w.Node)
 	}
 	if w.Kind == machine.GPUWorker && t.syncGPU {
 		s.resumeDriver(w.Node)

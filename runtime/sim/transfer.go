@@ -153,7 +153,8 @@ func (d *direction) insert(req *request) {
 // does not collapse requests of different tasks), each at its task's
 // priority, and promotes the ones of the task that fetches, so the copy
 // goes at the most urgent level and, at that level, the highest priority
-// asked for. (In the peer's hannibal GPU-only Cholesky dmdas N=9600, six
+// asked for, behind the requests already at that level and priority. (In
+// the peer's hannibal GPU-only Cholesky dmdas N=9600, six
 // tasks ask for A[7][1] from CUDA2 to RAM; SYRK(7, 1)'s request, priority
 // 11, promoted to a fetch when CUDA0 pops it, goes before A[7][2]'s at
 // priority 9.)
@@ -167,6 +168,12 @@ func (s *Simulator) upgrade(req *request, lvl memory.Level, prio int) {
 		prio = req.prio
 	case lvl == req.level:
 		prio = max(prio, req.prio)
+	}
+	if loop {
+		// The promoted request joins its new list last among its
+		// priority (_starpu_update_prefetch_status moves it there).
+		s.seq++
+		req.seq = s.seq
 	}
 	d := s.dir(req.src, req.dst)
 	if req.queued {
@@ -244,6 +251,8 @@ func (s *Simulator) progress(n int) {
 			return
 		}
 		s.tidy(n) // (the pass is still posted: its requests wake no other)
+		node.passes++
+		node.lastPassS = s.eng.NowS()
 	}
 	node.progressPosted = false
 	if node.driverStalled {
@@ -339,10 +348,8 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	lockFrom := t // (the allocation lets the lock go: _starpu_allocate_interface)
 	t += s.m.Costs.TransferQueueS
 	drv.issueFreeS = t
-	if s.lockFreeS != nil && s.lockFromS[hid] <= lockFrom {
-		// (an interval already set for later is kept: the passes
-		// compute their issues ahead)
-		s.lockFromS[hid], s.lockFreeS[hid] = lockFrom, t
+	if s.lockFreeS != nil {
+		s.lockFromS[hid], s.lockFreeS[hid] = holdLock(s.lockFromS[hid], s.lockFreeS[hid], lockFrom, t)
 	}
 	s.eng.Post(t-now, s.sendCall, req.idx)
 }
