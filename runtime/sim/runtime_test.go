@@ -81,14 +81,20 @@ func TestDeterministic(t *testing.T) {
 // (sched.QueueCounter), so the runtime tells pops that find nothing
 // without calling Pop; hiding the counts makes it call Pop every time, and
 // must give the same result, byte for byte (on the embedded machine's 40
-// cores, where most pops find nothing, and with random durations).
+// cores, where most pops find nothing, and with random durations), with
+// the driver loop's models too.
 func TestQueueCounterSameResult(t *testing.T) {
 	type hidden struct{ sched.Scheduler } // no QueuedCounts
 	cal := calibrate.Default()
 	enc := func(r *sim.Result) string { b, _ := json.Marshal(r); return string(b) }
-	for _, name := range []string{"dmda", "dmdar", "dmdas"} {
+	for _, c := range []struct {
+		name string
+		loop bool
+	}{{"dmda", false}, {"dmdar", false}, {"dmdas", false}, {"dmda", true}, {"dmdas", true}} {
+		name := c.name
 		o := opts(name)
 		o.Durations, o.Seed = cost.Normal, 5
+		o.StarPUDriverLoop = c.loop
 		counted := run(t, cal, "cholesky", 960*20, o)
 		o.NewScheduler = func() sched.Scheduler {
 			sc, ok := sched.New(name)

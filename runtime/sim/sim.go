@@ -47,10 +47,10 @@ type worker struct {
 	// tasks whose inputs arrive are submitted (heldBack), when it returns.
 	blocked         bool
 	ended, heldBack []*TaskState
-	// asleep: a GPU worker's driver popped nothing and sleeps until
-	// something wakes it (Options.StarPUDriverLoop): it then passes over
+	// asleep: a GPU worker's driver popped nothing and sleeps until a
+	// push wakes it (woken; Options.StarPUDriverLoop): it then passes over
 	// its node's requests before it pops.
-	asleep bool
+	asleep, woken bool
 	// execAfter is, for the task whose data is in (Options.StarPUDriverLoop),
 	// the count of its node's passes after which its driver executes it;
 	// inS when its last input arrived (simulated s).

@@ -78,6 +78,19 @@ func (s *Simulator) release(id int, freeS *float64, by *worker) {
 	s.eng.Post(*freeS-now, s.pushCall, threadArg(p, int32(id), false))
 }
 
+// markWoken records which sleeping GPU drivers a push wakes
+// (Options.StarPUDriverLoop): the worker the scheduler queued the task
+// for (a dm scheduler wakes only it), else every one.
+func (s *Simulator) markWoken(to *machine.Worker) {
+	if to != nil {
+		s.workers[to.ID].woken = true
+		return
+	}
+	for _, w := range s.workers {
+		w.woken = w.asleep
+	}
+}
+
 // threadClock is when w's thread is free: a GPU worker's is its node's
 // driver, which also issues the node's copies.
 func (s *Simulator) threadClock(w *worker) *float64 {
@@ -106,8 +119,12 @@ func (s *Simulator) push(arg int) {
 		by = s.mw[w-1]
 	}
 	s.view.SetPusher(by)
-	if d := s.sched.Push(&t.Task); d.Prefetch && d.Worker != nil {
+	d := s.sched.Push(&t.Task)
+	if d.Prefetch && d.Worker != nil {
 		s.prefetch(t, s.workers[d.Worker.ID])
+	}
+	if s.threadQ != nil {
+		s.markWoken(d.Worker)
 	}
 	s.wakeIdle()
 }
@@ -248,12 +265,10 @@ func (s *Simulator) workerPop(w *worker) {
 		return // popped again when the driver returns
 	}
 	if w.Kind == machine.GPUWorker {
-		if w.asleep && (s.queued == nil || s.queued[w.ID] != 0) {
+		if w.asleep && w.woken {
 			// StarPU's CUDA driver woken from its sleep passes over
 			// its node's requests before it pops (Options.StarPUDriverLoop).
-			// (A scheduler with a queue per worker wakes only the
-			// worker it pushed to: with an empty queue, it sleeps on.)
-			w.asleep = false
+			w.asleep, w.woken = false, false
 			s.wakeDriver(w.Node)
 		}
 		if node := s.nodes[w.Node]; node.progressPosted {
