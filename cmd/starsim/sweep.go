@@ -57,6 +57,7 @@ type sweepFlags struct {
 	ncpu, ncuda, jobs, ib                       int
 	seed                                        uint64
 	double, check                               bool
+	driverLoop, syrkPrioGEMM                    bool
 	sample                                      float64
 	price, csv, json, plot, plotPrice, currency string
 	shard                                       string
@@ -81,6 +82,8 @@ func sweepCmd() *cobra.Command {
 		fs.BoolVar(&f.double, "double", false, "double-precision tiles")
 		fs.IntVar(&f.ib, "ib", 0, "QR's inner block size `IB` (default Chameleon's, 48)")
 		fs.BoolVar(&f.check, "check", false, "verify every run's invariants")
+		fs.BoolVar(&f.driverLoop, "starpu-driver-loop", false, "as run --starpu-driver-loop: time each GPU driver's work as StarPU's CUDA driver loop orders it")
+		fs.BoolVar(&f.syrkPrioGEMM, "starpu-1499-syrk-prio", false, "as run --starpu-1499-syrk-prio: Cholesky's SYRK tasks get StarPU 1.4.99's priority")
 		fs.Float64Var(&f.sample, "sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of `S` seconds (0: none)")
 		fs.StringVar(&f.price, "price", "", "JSON `FILE` of prices: device model -> price, \"cpu\" -> host price")
 		fs.IntVarP(&f.jobs, "jobs", "j", 0, "`N` parallel runs (default: the machine's cores)")
@@ -121,7 +124,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 		}
 		return "--" + flag
 	}
-	plan := &sweep.Plan{Double: f.double, InnerBlock: f.ib}
+	plan := &sweep.Plan{Double: f.double, InnerBlock: f.ib, SYRKPrioGEMM: f.syrkPrioGEMM}
 	if err := f.dagPlan(plan, set); err != nil {
 		return err
 	}
@@ -187,6 +190,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	}
 	o := sim.DefaultOptions()
 	o.NCPU, o.NCUDA, o.Seed, o.Check, o.SampleIntervalS = f.ncpu, f.ncuda, f.seed, f.check, f.sample
+	o.StarPUDriverLoop = f.driverLoop
 	switch d := cost.Durations(f.durations); d {
 	case cost.Mean, cost.Normal, cost.Histogram:
 		o.Durations = d
@@ -366,7 +370,7 @@ func warnSweepUncalibrated(stderr io.Writer, plan *sweep.Plan) error {
 			}
 			for _, b := range plan.Blocks {
 				prio, _ := prioRange(plan.Scheds[0]) // checked: known
-				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, Prio: prio, Generation: res.Gen, Symbols: res.Symbols(), InnerBlock: plan.InnerBlock})
+				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, Prio: prio, Generation: res.Gen, Symbols: res.Symbols(), InnerBlock: plan.InnerBlock, SYRKPrioGEMM: plan.SYRKPrioGEMM})
 				if err != nil {
 					return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
 				}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,4 +81,26 @@ func TestProgress(t *testing.T) {
 	p.stop()
 	assert.Empty(t, b.String())
 	assert.False(t, isTerminal(&b))
+}
+
+// TestSweepParityFlags: sweep --starpu-driver-loop --starpu-1499-syrk-prio
+// gives each configuration the GFlop/s run gives it with the same flags
+// (dmdas, where the SYRK priority counts), and the flags change the result.
+func TestSweepParityFlags(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.json")
+	flags := []string{"--starpu-driver-loop", "--starpu-1499-syrk-prio"}
+	code, _, errs := runCLI(append([]string{"sweep", "--n", "3840", "--sched", "dmdas", "--app", "cholesky", "--json", p}, flags...)...)
+	require.Equal(t, 0, code, errs)
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	var rows []struct {
+		GFlops float64 `json:"gflops"`
+	}
+	require.NoError(t, json.Unmarshal(data, &rows))
+	require.Len(t, rows, 1)
+	with, _ := runJSONOf(t, append([]string{"run", "--n", "3840", "--sched", "dmdas", "--app", "cholesky"}, flags...)...)
+	without, _ := runJSONOf(t, "run", "--n", "3840", "--sched", "dmdas", "--app", "cholesky")
+	assert.Equal(t, with.GFlops, rows[0].GFlops)
+	assert.NotEqual(t, without.GFlops, rows[0].GFlops)
 }
