@@ -66,7 +66,7 @@ type Plan struct {
 	// SYRKPrioGEMM gives Cholesky's SYRK tasks StarPU 1.4.99's priority
 	// (models.Options.SYRKPrioGEMM).
 	SYRKPrioGEMM bool
-	Options    sim.Options
+	Options      sim.Options
 	// DAGs holds the task graphs read from files: an App that names one
 	// runs it (once per machine and scheduler: it has no block size nor
 	// N). The runs only read them.
