@@ -83,21 +83,21 @@ type Options struct {
 	// StarPUDriverLoop times a GPU driver's work as StarPU's CUDA driver
 	// loop orders it (src/drivers/cuda/driver_cuda.c,
 	// _starpu_cuda_driver_run_once: a kernel's end is handled, the tasks
-	// it released pushed and their callbacks run, before the pass over the
-	// node's requests, __starpu_datawizard_progress): the pass waits for
-	// the driver's thread (wakeDriver), a wont_use costs its callback's
-	// submit and push costs on the thread that runs it (runWontUse), the
-	// memchunk tidy runs in the pass (progress), and issuing a copy holds
-	// its data's header lock, which holds back a push that prefetches that
-	// data (threadDue) and another driver's copy of it (start), and the
-	// driver starts a job (the scheduler's pre-exec hook) and pops when
-	// StarPU's does (inputsReady, preExecLater), a wont_use's callback
-	// runs after the pushes before it and waits for the data's header lock
-	// (wontUseCallback), and a kernel's end is handled when the driver's
-	// thread is free (endNoticedAt). Found event by
-	// event against the peer (docs/fidelity.md); off by default: the grid
-	// as a whole agrees better with it, but some configurations the peer
-	// runs the same under perturbation, and 5- and 6-GPU what-ifs, do not.
+	// it released pushed and their callbacks run, then the pass over the
+	// node's requests, __starpu_datawizard_progress, then the pop): the
+	// pass waits for the driver's thread (wakeDriver) and comes before the
+	// pop after a kernel's end or a wake (completeKernel, workerPop); a
+	// kernel's end is handled when the thread is free (endNoticedAt); a
+	// job executes after the pass that completes its data (execDue), a
+	// synchronous kernel without the queue cost; a wont_use costs its
+	// callback's submit and push costs (runWontUse); a thread's pushes and
+	// wont_use callbacks run in order (threadq.go), held back by the data
+	// header locks drivers hold to issue copies (holdLock, start); the
+	// memchunk tidy runs in the pass (progress); a fetch raises the copy
+	// it joins as StarPU raises the task's own request (upgrade). Found
+	// event by event against the peer (docs/fidelity.md); off by default
+	// for now: closer to the peer over its grid, but it changes every
+	// committed output (docs/fidelity.md says what is left).
 	StarPUDriverLoop bool
 	// NoDriverStall lets a GPU's data requests progress while its driver
 	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as
