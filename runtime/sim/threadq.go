@@ -114,18 +114,12 @@ func itemEnd(endS, costS, lastEndS, lockFreeS float64, push bool) (float64, bool
 // waits for any lock held on its task's data when it began, a callback
 // for its data's lock held when it ends.
 func (s *Simulator) itemLockFreeS(id int32, beganS, nowS float64) float64 {
-	free := 0.0
 	if id < 0 {
-		hid := s.callbacks[-1-int(id)]
-		if lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], nowS) {
-			free = s.lockFreeS[hid]
-		}
-		return free
+		return lockFreeAt(s.holds[s.callbacks[-1-int(id)]], nowS)
 	}
+	free := 0.0
 	for _, b := range s.tasks[id].Buffers() {
-		if hid := b.H.ID(); lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], beganS) {
-			free = max(free, s.lockFreeS[hid])
-		}
+		free = max(free, lockFreeAt(s.holds[b.H.ID()], beganS))
 	}
 	return free
 }
