@@ -196,11 +196,7 @@ type Replica struct {
 	// LRU list of the node's allocated replicas (head: evicted first).
 	prev, next *Replica
 	list       *lruList
-	// oprev and onext link the node's copies of both lists in stamp
-	// order (Node.ord), for relist to find a copy's place in the other
-	// list from its neighbours.
-	oprev, onext *Replica
-	slot         subSlot // where the buffer lives, when suballocated
+	slot       subSlot // where the buffer lives, when suballocated
 }
 
 // Handle is the data r is a copy of.

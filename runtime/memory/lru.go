@@ -138,11 +138,15 @@ func (n *Node) buildIndex() {
 // copies, in order.
 func (n *Node) checkLRU() error {
 	count := 0
-	for r := n.ordHead; r != nil; r = r.onext {
+	for i := n.ordHead; i >= 0; i = n.ord[i].next {
+		r, o := n.rep(i), n.ord[i]
 		if r.list != &n.main && r.list != &n.prot {
 			return fmt.Errorf("check: stamp order of %s holds %s, in no list", n.Name, r.h.spec.Name)
 		}
-		if (r.onext != nil && (r.onext.stamp <= r.stamp || r.onext.oprev != r)) || (r.onext == nil && n.ordTail != r) {
+		if o.prot != (r.list == &n.prot) {
+			return fmt.Errorf("check: stamp order of %s has %s in the wrong list", n.Name, r.h.spec.Name)
+		}
+		if (o.next >= 0 && (n.rep(o.next).stamp <= r.stamp || n.ord[o.next].prev != i)) || (o.next < 0 && n.ordTail != i) {
 			return fmt.Errorf("check: stamp order of %s broken at %s", n.Name, r.h.spec.Name)
 		}
 		count++
@@ -234,17 +238,38 @@ func (n *Node) listFor(r *Replica) *lruList {
 	return &n.main
 }
 
+// ordLink is a copy's place in its node's stamp order (Node.ord): the
+// handle IDs of the copies before and after it (-1: none), and whether it
+// is in the prot list. The links live apart from the replicas, in one
+// dense array per node: relist's walk back in stamp order reads a link per
+// step, where the replicas, each in its handle's row of the slab, would
+// cost a cache miss each.
+type ordLink struct {
+	prev, next int32
+	prot       bool
+}
+
+// rep is handle i's copy on n (nil for -1).
+func (n *Node) rep(i int32) *Replica {
+	if i < 0 {
+		return nil
+	}
+	return &n.reps[int(i)*n.stride]
+}
+
 func (n *Node) pushTail(r *Replica) {
 	n.tailStamp++
 	r.stamp = n.tailStamp
-	n.listFor(r).pushTail(r)
-	r.oprev, r.onext = n.ordTail, nil
-	if n.ordTail != nil {
-		n.ordTail.onext = r
+	l := n.listFor(r)
+	l.pushTail(r)
+	id := r.h.id
+	n.ord[id] = ordLink{prev: n.ordTail, next: -1, prot: l == &n.prot}
+	if n.ordTail >= 0 {
+		n.ord[n.ordTail].next = id
 	} else {
-		n.ordHead = r
+		n.ordHead = id
 	}
-	n.ordTail = r
+	n.ordTail = id
 	if n.needsReindex(r) {
 		n.reindexChange(r)
 	}
@@ -265,17 +290,17 @@ func (n *Node) remove(r *Replica) {
 		return
 	}
 	n.unlist(r)
-	if r.oprev != nil {
-		r.oprev.onext = r.onext
+	o := n.ord[r.h.id]
+	if o.prev >= 0 {
+		n.ord[o.prev].next = o.next
 	} else {
-		n.ordHead = r.onext
+		n.ordHead = o.next
 	}
-	if r.onext != nil {
-		r.onext.oprev = r.oprev
+	if o.next >= 0 {
+		n.ord[o.next].prev = o.prev
 	} else {
-		n.ordTail = r.oprev
+		n.ordTail = o.prev
 	}
-	r.oprev, r.onext = nil, nil
 }
 
 // touch marks r as just used (tail of its list).
@@ -306,6 +331,7 @@ func (n *Node) relist(r *Replica) {
 		p.next.prev = r
 		p.next = r
 	}
+	n.ord[r.h.id].prot = l == &n.prot
 	if n.needsReindex(r) {
 		n.reindexChange(r)
 	}
@@ -321,18 +347,19 @@ func (n *Node) before(r *Replica, l *lruList) *Replica {
 		return nil
 	}
 	fromHead := r.stamp-l.head.stamp < l.tail.stamp-r.stamp
-	o := r.oprev      // the stamp-order walk
-	var p, c *Replica // the list walk: p the last copy below r, c the next
+	prot := l == &n.prot
+	o := n.ord[r.h.id].prev // the stamp-order walk
+	var p, c *Replica       // the list walk: p the last copy below r, c the next
 	if fromHead {
 		c = l.head
 	} else {
 		c = l.tail
 	}
 	for {
-		if o == nil || o.list == l {
-			return o
+		if o < 0 || n.ord[o].prot == prot {
+			return n.rep(o)
 		}
-		o = o.oprev
+		o = n.ord[o].prev
 		if fromHead {
 			if c == nil || c.stamp > r.stamp {
 				return p
@@ -354,14 +381,16 @@ func (n *Node) moveHead(r *Replica) {
 	n.remove(r)
 	n.headStamp--
 	r.stamp = n.headStamp
-	n.listFor(r).pushHead(r)
-	r.oprev, r.onext = nil, n.ordHead
-	if n.ordHead != nil {
-		n.ordHead.oprev = r
+	l := n.listFor(r)
+	l.pushHead(r)
+	id := r.h.id
+	n.ord[id] = ordLink{prev: -1, next: n.ordHead, prot: l == &n.prot}
+	if n.ordHead >= 0 {
+		n.ord[n.ordHead].prev = id
 	} else {
-		n.ordTail = r
+		n.ordTail = id
 	}
-	n.ordHead = r
+	n.ordHead = id
 	if n.needsReindex(r) {
 		n.reindexChange(r)
 	}

@@ -59,9 +59,13 @@ type Node struct {
 	// those protected by a pending task prefetch, main the others (see
 	// lruList).
 	main, prot lruList
-	// ordHead and ordTail end the list of both lists' copies in stamp
-	// order (Replica.oprev, onext).
-	ordHead, ordTail *Replica
+	// ord links both lists' copies in stamp order, by handle ID (see
+	// ordLink); ordHead and ordTail end it (-1: empty). reps[i*stride] is
+	// handle i's copy on the node.
+	ord              []ordLink
+	ordHead, ordTail int32
+	reps             []Replica
+	stride           int
 	// sub holds a device's buffers of at most 4 MiB (StarPU's
 	// suballocator); a new chunk costs one device allocation.
 	sub    subAllocator
@@ -129,6 +133,10 @@ func (m *Memory) SetHandles(handles []graph.Handle) error {
 	m.cells = nil // (EnableCells, for these handles)
 	nn := len(m.Nodes)
 	rslab := make([]Replica, len(handles)*nn)
+	for n, node := range m.Nodes {
+		node.ord, node.ordHead, node.ordTail = make([]ordLink, len(handles)), -1, -1
+		node.reps, node.stride = rslab[min(n, len(rslab)):], nn // (no handles: empty)
+	}
 	for i := range handles {
 		h := &handles[i]
 		if h.ID != i {
