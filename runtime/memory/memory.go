@@ -145,7 +145,7 @@ func (m *Memory) SetHandles(handles []graph.Handle) error {
 		hs := &m.handles[i]
 		hs.spec, hs.size, hs.id, hs.reps, hs.m = h, h.SizeBytes, int32(i), rslab[i*nn:(i+1)*nn:(i+1)*nn], m
 		for n := range hs.reps {
-			hs.reps[n] = Replica{h: hs, node: n}
+			hs.reps[n] = Replica{h: hs, node: uint8(n)}
 		}
 		hs.reps[0].state = Owner // data starts valid at home (RAM)
 		hs.reps[0].setAllocated(true)
@@ -263,7 +263,7 @@ func (m *Memory) commit(r *Replica) {
 	node.used += r.h.size
 	node.peak = max(node.peak, node.devUsed)
 	r.setAllocated(true)
-	m.sync(r.h, r.node)
+	m.sync(r.h, r.Node())
 	if r.node != 0 {
 		node.nalloc++
 		if r.state != Invalid && r.h.reps[0].state == Invalid {
@@ -283,7 +283,7 @@ func (m *Memory) Evict(r *Replica, giveBack bool) (deviceFreed bool) {
 	node.used -= r.h.size
 	if !giveBack {
 		// The reusing copy takes the buffer as it is.
-	} else if suballocated(r.node, r.h.size) {
+	} else if suballocated(r.Node(), r.h.size) {
 		if node.sub.release(r.slot, subBlocks(r.h.size)) {
 			node.devUsed -= subChunkBytes
 			deviceFreed = true
@@ -294,9 +294,9 @@ func (m *Memory) Evict(r *Replica, giveBack bool) (deviceFreed bool) {
 		deviceFreed = r.node != 0
 	}
 	r.slot = subSlot{}
-	m.SetState(r.h, r.node, Invalid) // (no longer dirty)
+	m.SetState(r.h, r.Node(), Invalid) // (no longer dirty)
 	r.setAllocated(false)
-	m.sync(r.h, r.node)
+	m.sync(r.h, r.Node())
 	node.nalloc--
 	m.Evictions++
 	return deviceFreed
