@@ -160,9 +160,13 @@ type Network struct {
 	// keyed without encoding (smallKey).
 	solved      map[string][]float64
 	solvedSmall map[uint64][]float64
-	key         []byte
-	compL       []LinkID
-	elemBuf     []maxmin.Elem
+	// smallCache holds solvedSmall's entries last used, direct-mapped by
+	// key: a run repeats a few components, and a map lookup (hash and
+	// probe) costs several times a slot's.
+	smallCache [1 << smallCacheBits]smallSolved
+	key        []byte
+	compL      []LinkID
+	elemBuf    []maxmin.Elem
 
 	nsolves uint64
 	nactive int

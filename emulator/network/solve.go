@@ -183,14 +183,23 @@ func (n *Network) solveComponent() {
 func (n *Network) solveMaxMin() {
 	var rates []float64
 	if sk, ok := n.smallKey(); ok {
-		var hit bool
-		if rates, hit = n.solvedSmall[sk]; !hit {
-			rates = n.solveFresh()
-			if len(n.solvedSmall) < maxSolved {
-				if n.solvedSmall == nil {
-					n.solvedSmall = map[uint64][]float64{}
+		c := &n.smallCache[sk*0x9e3779b97f4a7c15>>(64-smallCacheBits)]
+		if c.ok && c.key == sk {
+			rates = c.rates
+		} else {
+			var hit bool
+			if rates, hit = n.solvedSmall[sk]; !hit {
+				rates = n.solveFresh()
+				if len(n.solvedSmall) < maxSolved {
+					if n.solvedSmall == nil {
+						n.solvedSmall = map[uint64][]float64{}
+					}
+					kept := append([]float64(nil), rates...)
+					n.solvedSmall[sk] = kept
+					*c = smallSolved{sk, kept, true}
 				}
-				n.solvedSmall[sk] = append([]float64(nil), rates...)
+			} else {
+				*c = smallSolved{sk, rates, true}
 			}
 		}
 	} else {
@@ -226,6 +235,17 @@ func (n *Network) solveFresh() []float64 {
 
 // maxSolved bounds the solutions solveMaxMin keeps.
 const maxSolved = 1 << 14
+
+// smallSolved is an entry of Network.smallCache: solvedSmall's rates for
+// key (ok: set).
+type smallSolved struct {
+	key   uint64
+	rates []float64
+	ok    bool
+}
+
+// smallCacheBits sizes Network.smallCache (1 << smallCacheBits entries).
+const smallCacheBits = 12
 
 // smallKey packs solvedKey's information for the usual component, of at
 // most 4 routes with small ids and flow counts, into an integer: 16 bits a

@@ -13,3 +13,10 @@ import (
 func TestHandleSize(t *testing.T) {
 	assert.Equal(t, uintptr(96), unsafe.Sizeof(Handle{}))
 }
+
+// TestReplicaSize guards the replicas' 72 bytes (see Replica): the hot
+// paths read them at random, and a few thousand handles' replicas should
+// stay within a core's L2 cache.
+func TestReplicaSize(t *testing.T) {
+	assert.Equal(t, uintptr(72), unsafe.Sizeof(Replica{}))
+}

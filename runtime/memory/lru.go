@@ -138,11 +138,15 @@ func (n *Node) buildIndex() {
 // copies, in order.
 func (n *Node) checkLRU() error {
 	count := 0
-	for r := n.ordHead; r != nil; r = r.onext {
+	for i := n.ordHead; i >= 0; i = n.ord[i].next {
+		r, o := n.rep(i), n.ord[i]
 		if r.list != &n.main && r.list != &n.prot {
 			return fmt.Errorf("check: stamp order of %s holds %s, in no list", n.Name, r.h.spec.Name)
 		}
-		if (r.onext != nil && (r.onext.stamp <= r.stamp || r.onext.oprev != r)) || (r.onext == nil && n.ordTail != r) {
+		if o.prot != (r.list == &n.prot) {
+			return fmt.Errorf("check: stamp order of %s has %s in the wrong list", n.Name, r.h.spec.Name)
+		}
+		if (o.next >= 0 && (n.rep(o.next).stamp <= r.stamp || n.ord[o.next].prev != i)) || (o.next < 0 && n.ordTail != i) {
 			return fmt.Errorf("check: stamp order of %s broken at %s", n.Name, r.h.spec.Name)
 		}
 		count++
@@ -234,17 +238,38 @@ func (n *Node) listFor(r *Replica) *lruList {
 	return &n.main
 }
 
+// ordLink is a copy's place in its node's stamp order (Node.ord): the
+// handle IDs of the copies before and after it (-1: none), and whether it
+// is in the prot list. The links live apart from the replicas, in one
+// dense array per node: relist's walk back in stamp order reads a link per
+// step, where the replicas, each in its handle's row of the slab, would
+// cost a cache miss each.
+type ordLink struct {
+	prev, next int32
+	prot       bool
+}
+
+// rep is handle i's copy on n (nil for -1).
+func (n *Node) rep(i int32) *Replica {
+	if i < 0 {
+		return nil
+	}
+	return &n.reps[int(i)*n.stride]
+}
+
 func (n *Node) pushTail(r *Replica) {
 	n.tailStamp++
 	r.stamp = n.tailStamp
-	n.listFor(r).pushTail(r)
-	r.oprev, r.onext = n.ordTail, nil
-	if n.ordTail != nil {
-		n.ordTail.onext = r
+	l := n.listFor(r)
+	l.pushTail(r)
+	id := r.h.id
+	n.ord[id] = ordLink{prev: n.ordTail, next: -1, prot: l == &n.prot}
+	if n.ordTail >= 0 {
+		n.ord[n.ordTail].next = id
 	} else {
-		n.ordHead = r
+		n.ordHead = id
 	}
-	n.ordTail = r
+	n.ordTail = id
 	if n.needsReindex(r) {
 		n.reindexChange(r)
 	}
@@ -265,17 +290,17 @@ func (n *Node) remove(r *Replica) {
 		return
 	}
 	n.unlist(r)
-	if r.oprev != nil {
-		r.oprev.onext = r.onext
+	o := n.ord[r.h.id]
+	if o.prev >= 0 {
+		n.ord[o.prev].next = o.next
 	} else {
-		n.ordHead = r.onext
+		n.ordHead = o.next
 	}
-	if r.onext != nil {
-		r.onext.oprev = r.oprev
+	if o.next >= 0 {
+		n.ord[o.next].prev = o.prev
 	} else {
-		n.ordTail = r.oprev
+		n.ordTail = o.prev
 	}
-	r.oprev, r.onext = nil, nil
 }
 
 // touch marks r as just used (tail of its list).
@@ -306,33 +331,44 @@ func (n *Node) relist(r *Replica) {
 		p.next.prev = r
 		p.next = r
 	}
+	n.ord[r.h.id].prot = l == &n.prot
 	if n.needsReindex(r) {
 		n.reindexChange(r)
 	}
 }
 
 // before returns the last copy of l whose stamp is below r's (nil: none),
-// r being out of l. Two walks race, a step each in turn: back from r in
-// stamp order (short when l holds most copies near r) and along l from
-// its end nearer r's stamp (short when l is short), so a relist costs the
-// shorter of the two, where either alone may walk a whole long list.
+// r being out of l. Three walks race, a step each in turn: back from r in
+// stamp order to the first copy of l, forward from r to the first copy of
+// l (whose predecessor in l is the answer), both short when l holds most
+// copies near r, and along l from its end nearer r's stamp (short when l
+// is short), so a relist costs the shortest, where any alone may walk a
+// whole long list. The stamp-order walks read the dense links (Node.ord);
+// the two of them halve the steps where l's copies near r are sparse.
 func (n *Node) before(r *Replica, l *lruList) *Replica {
 	if l.head == nil {
 		return nil
 	}
 	fromHead := r.stamp-l.head.stamp < l.tail.stamp-r.stamp
-	o := r.oprev      // the stamp-order walk
-	var p, c *Replica // the list walk: p the last copy below r, c the next
+	prot := l == &n.prot
+	o, f := n.ord[r.h.id].prev, n.ord[r.h.id].next // the stamp-order walks
+	var p, c *Replica                              // the list walk: p the last copy below r, c the next
 	if fromHead {
 		c = l.head
 	} else {
 		c = l.tail
 	}
 	for {
-		if o == nil || o.list == l {
-			return o
+		if o < 0 || n.ord[o].prot == prot {
+			return n.rep(o)
 		}
-		o = o.oprev
+		if f < 0 {
+			return l.tail // no copy of l after r
+		}
+		if n.ord[f].prot == prot {
+			return n.rep(f).prev
+		}
+		o, f = n.ord[o].prev, n.ord[f].next
 		if fromHead {
 			if c == nil || c.stamp > r.stamp {
 				return p
@@ -354,14 +390,16 @@ func (n *Node) moveHead(r *Replica) {
 	n.remove(r)
 	n.headStamp--
 	r.stamp = n.headStamp
-	n.listFor(r).pushHead(r)
-	r.oprev, r.onext = nil, n.ordHead
-	if n.ordHead != nil {
-		n.ordHead.oprev = r
+	l := n.listFor(r)
+	l.pushHead(r)
+	id := r.h.id
+	n.ord[id] = ordLink{prev: -1, next: n.ordHead, prot: l == &n.prot}
+	if n.ordHead >= 0 {
+		n.ord[n.ordHead].prev = id
 	} else {
-		n.ordTail = r
+		n.ordTail = id
 	}
-	n.ordHead = r
+	n.ordHead = id
 	if n.needsReindex(r) {
 		n.reindexChange(r)
 	}

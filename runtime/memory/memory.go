@@ -59,9 +59,13 @@ type Node struct {
 	// those protected by a pending task prefetch, main the others (see
 	// lruList).
 	main, prot lruList
-	// ordHead and ordTail end the list of both lists' copies in stamp
-	// order (Replica.oprev, onext).
-	ordHead, ordTail *Replica
+	// ord links both lists' copies in stamp order, by handle ID (see
+	// ordLink); ordHead and ordTail end it (-1: empty). reps[i*stride] is
+	// handle i's copy on the node.
+	ord              []ordLink
+	ordHead, ordTail int32
+	reps             []Replica
+	stride           int
 	// sub holds a device's buffers of at most 4 MiB (StarPU's
 	// suballocator); a new chunk costs one device allocation.
 	sub    subAllocator
@@ -129,6 +133,10 @@ func (m *Memory) SetHandles(handles []graph.Handle) error {
 	m.cells = nil // (EnableCells, for these handles)
 	nn := len(m.Nodes)
 	rslab := make([]Replica, len(handles)*nn)
+	for n, node := range m.Nodes {
+		node.ord, node.ordHead, node.ordTail = make([]ordLink, len(handles)), -1, -1
+		node.reps, node.stride = rslab[min(n, len(rslab)):], nn // (no handles: empty)
+	}
 	for i := range handles {
 		h := &handles[i]
 		if h.ID != i {
@@ -137,7 +145,7 @@ func (m *Memory) SetHandles(handles []graph.Handle) error {
 		hs := &m.handles[i]
 		hs.spec, hs.size, hs.id, hs.reps, hs.m = h, h.SizeBytes, int32(i), rslab[i*nn:(i+1)*nn:(i+1)*nn], m
 		for n := range hs.reps {
-			hs.reps[n] = Replica{h: hs, node: n}
+			hs.reps[n] = Replica{h: hs, node: uint8(n)}
 		}
 		hs.reps[0].state = Owner // data starts valid at home (RAM)
 		hs.reps[0].setAllocated(true)
@@ -255,7 +263,7 @@ func (m *Memory) commit(r *Replica) {
 	node.used += r.h.size
 	node.peak = max(node.peak, node.devUsed)
 	r.setAllocated(true)
-	m.sync(r.h, r.node)
+	m.sync(r.h, r.Node())
 	if r.node != 0 {
 		node.nalloc++
 		if r.state != Invalid && r.h.reps[0].state == Invalid {
@@ -275,7 +283,7 @@ func (m *Memory) Evict(r *Replica, giveBack bool) (deviceFreed bool) {
 	node.used -= r.h.size
 	if !giveBack {
 		// The reusing copy takes the buffer as it is.
-	} else if suballocated(r.node, r.h.size) {
+	} else if suballocated(r.Node(), r.h.size) {
 		if node.sub.release(r.slot, subBlocks(r.h.size)) {
 			node.devUsed -= subChunkBytes
 			deviceFreed = true
@@ -286,9 +294,9 @@ func (m *Memory) Evict(r *Replica, giveBack bool) (deviceFreed bool) {
 		deviceFreed = r.node != 0
 	}
 	r.slot = subSlot{}
-	m.SetState(r.h, r.node, Invalid) // (no longer dirty)
+	m.SetState(r.h, r.Node(), Invalid) // (no longer dirty)
 	r.setAllocated(false)
-	m.sync(r.h, r.node)
+	m.sync(r.h, r.Node())
 	node.nalloc--
 	m.Evictions++
 	return deviceFreed

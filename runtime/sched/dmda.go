@@ -216,7 +216,7 @@ func (d *dmda) queue(t *Task, w *machine.Worker, pen float64) Decision {
 	d.note(st)
 	t.dm = dmTask{length, penPrime}
 	l := d.level(st, t)
-	st.push(&st.levels[l], newDMEntry(t, w.Node, d.readyFirst))
+	st.push(&st.levels[l]).set(t, w.Node, d.readyFirst)
 	d.queued[w.ID]++
 	return Decision{Worker: w, Prefetch: d.dataAware}
 }
@@ -266,8 +266,12 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 	ranges := d.groupRanges(t.stats, ws) // one group each, in order
 	for _, r := range ranges {
 		pen := d.penalty(t, ws[r.first])
-		length := r.k.MeanUS
-		g := dmGroup{first: r.first, best: r.first, end: math.Inf(1), pen: pen, length: length}
+		// Filled in place, field by field: a group built apart, then
+		// appended, is copied in 16-byte words right after its fields'
+		// 8-byte stores, a load that waits for them (no store forwarding).
+		groups = append(groups, dmGroup{})
+		g := &groups[len(groups)-1]
+		g.first, g.best, g.end, g.pen, g.length = r.first, r.first, math.Inf(1), pen, r.k.MeanUS
 		nowPen := math.Inf(-1) // expectedEnd: the data's arrival, for the data-aware variants
 		if d.dataAware {
 			nowPen = now + pen
@@ -275,12 +279,10 @@ func (d *dmda) chooseGrouped(t *Task) (w *machine.Worker, pen float64, ok bool) 
 		}
 		if deferOK && r.end-r.first >= deferMin {
 			g.deferred, g.end = true, nowPen
-			groups = append(groups, g)
 			ndeferred++
 			continue
 		}
-		d.scanGroup(&g, r, now, nowPen, &endMin, &eMax, &nan)
-		groups = append(groups, g)
+		d.scanGroup(g, r, now, nowPen, &endMin, &eMax, &nan)
 	}
 	if ndeferred > 0 {
 		wt := dmWeights{d.alpha, d.beta, d.gamma, d.idlePowerW, d.dataAware}

@@ -59,8 +59,11 @@ func (st *dmWorker) release(q []dmEntry) {
 	st.spare[k] = append(st.spare[k], q[:0])
 }
 
-// push appends e to l.
-func (st *dmWorker) push(l *dmLevel, e dmEntry) {
+// push appends a zero entry to l and returns it, for the caller to fill
+// in place (an entry built apart, then copied, would be read in 16-byte
+// words right after its fields' stores, which stalls: no store
+// forwarding).
+func (st *dmWorker) push(l *dmLevel) *dmEntry {
 	if len(l.q) == cap(l.q) {
 		live := l.q[l.head:]
 		if 2*l.head >= len(l.q) {
@@ -76,7 +79,8 @@ func (st *dmWorker) push(l *dmLevel, e dmEntry) {
 		}
 		l.head = 0
 	}
-	l.q = append(l.q, e)
+	l.q = append(l.q, dmEntry{})
+	return &l.q[len(l.q)-1]
 }
 
 // remove takes the i-th queued task out. The gap is closed from the front:
@@ -115,19 +119,19 @@ type dmEntry struct {
 	reads uint8 // bit k: buffer k is read
 }
 
-// newDMEntry makes t's entry on node; with scans false (no ready-first
+// set makes e, zero, t's entry on node; with scans false (no ready-first
 // scan will read it), without its cells.
-func newDMEntry(t *Task, node int, scans bool) dmEntry {
-	e := dmEntry{t: t, prio: t.prio, nb: -1}
+func (e *dmEntry) set(t *Task, node int, scans bool) {
+	e.t, e.prio, e.nb = t, t.prio, -1
 	if !scans || len(t.bufs) > len(e.c) {
-		return e
+		return
 	}
 	e.c = [3]*memory.Cell{&noData, &noData, &noData}
 	for k, b := range t.bufs {
 		c := b.H.Cell(node)
 		if c == nil {
 			e.c = [3]*memory.Cell{}
-			return e
+			return
 		}
 		e.c[k] = c
 		if b.Mode&graph.R != 0 {
@@ -135,7 +139,6 @@ func newDMEntry(t *Task, node int, scans bool) dmEntry {
 		}
 	}
 	e.nb = int8(len(t.bufs))
-	return e
 }
 
 // noData fills an entry's unused buffer slots: a cell of size 0, it adds

@@ -72,19 +72,24 @@ func (s *Simulator) fetch(h *memory.Handle, n int, lvl memory.Level, prio int, d
 		// Two hops: bring the data to RAM first.
 		req := s.newRequest(h, 0, n, lvl, prio, done) // placeholder, started after the first hop
 		s.setIncoming(h, n, req)
-		s.fetch(h, 0, lvl, prio, after(func() {
-			req.src = 0
-			// Posted now: behind what was asked for meanwhile.
-			s.seq++
-			req.seq = s.seq
-			s.enqueue(req)
-			s.queueJoins(req)
-		}))
+		s.fetch(h, 0, lvl, prio, waiter{call: s.hopCall, arg: req.idx})
 		return
 	}
 	req := s.newRequest(h, src, n, lvl, prio, done)
 	s.setIncoming(h, n, req)
 	s.enqueue(req)
+}
+
+// secondHop queues the second hop of a two-hop copy, request idx, once
+// the first has brought the data to RAM.
+func (s *Simulator) secondHop(idx int) {
+	req := s.reqs[idx]
+	req.src = 0
+	// Posted now: behind what was asked for meanwhile.
+	s.seq++
+	req.seq = s.seq
+	s.enqueue(req)
+	s.queueJoins(req)
 }
 
 // incomingReq is the copy under way into h's copy on node n (nil: none).

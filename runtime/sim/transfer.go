@@ -19,10 +19,13 @@ type direction struct {
 	handler  int // node whose driver starts and completes the copies
 	issued   int // requests issued and not yet completed
 	queue    []*request
-	pend     []*request // issued copies whose flow has not ended, in issue order
-	bytes    float64
-	count    int
-	serial   []*direction // directions whose copies never overlap with these (issue order)
+	// qarr is queue's whole array: issue takes requests off queue's
+	// front, which insert reuses once the array's end is reached.
+	qarr   []*request
+	pend   []*request // issued copies whose flow has not ended, in issue order
+	bytes  float64
+	count  int
+	serial []*direction // directions whose copies never overlap with these (issue order)
 }
 
 // maxIssued is how many requests of a level a direction may have issued
@@ -139,6 +142,21 @@ func before(a, b *request) bool {
 func (d *direction) insert(req *request) {
 	req.queued = true
 	i := sort.Search(len(d.queue), func(i int) bool { return before(req, d.queue[i]) })
+	if n := len(d.queue); n == cap(d.queue) {
+		// Full up to the array's end: move to its front when half of it
+		// or more was taken off there, else to an array twice as large.
+		// (append alone would allocate anew each time the end is reached.)
+		if n > 0 && 2*n <= len(d.qarr) {
+			copy(d.qarr, d.queue)
+			clear(d.qarr[n:])
+			d.queue = d.qarr[:n]
+		} else {
+			q := make([]*request, n, 2*n+8)
+			copy(q, d.queue)
+			clear(d.queue)
+			d.queue, d.qarr = q, q[:cap(q)]
+		}
+	}
 	d.queue = append(d.queue, nil)
 	copy(d.queue[i+1:], d.queue[i:])
 	d.queue[i] = req
