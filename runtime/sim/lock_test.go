@@ -52,42 +52,13 @@ func TestThreadArg(t *testing.T) {
 	}
 }
 
-// TestLockFreeAt: a lock held at t frees at the end of the holds that
-// follow each other from there; not held at t (free at that instant, or
-// taken later), it holds nothing back.
-func TestLockFreeAt(t *testing.T) {
+func TestLockHeldAt(t *testing.T) {
 	const us = 1e-6
-	holds := []lockHold{{5 * us, 15 * us}, {15 * us, 25 * us}, {40 * us, 50 * us}}
-	cases := []struct {
-		name  string
-		t     float64
-		wantS float64
-	}{
-		{"taken at that instant, then passed on", 5 * us, 25 * us},
-		{"in the second hold", 20 * us, 25 * us},
-		{"free at that instant", 25 * us, 0},
-		{"before any", 1 * us, 0},
-		{"between", 30 * us, 0},
-		{"the later hold", 45 * us, 50 * us},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			assert.InDelta(t, c.wantS, lockFreeAt(holds, c.t), 1e-15)
-		})
-	}
-	assert.Zero(t, lockFreeAt(nil, 10*us), "never taken")
-}
-
-// TestLockSlot: a new 10 µs hold starts at t unless it would overlap a
-// known hold, then after it (and after the holds it then meets).
-func TestLockSlot(t *testing.T) {
-	const us = 1e-6
-	holds := []lockHold{{20 * us, 30 * us}, {35 * us, 45 * us}}
-	assert.InDelta(t, 5*us, lockSlot(holds, 5*us, 10*us), 1e-15, "fits before")
-	assert.InDelta(t, 10*us, lockSlot(holds, 10*us, 10*us), 1e-15, "ends as the next is taken")
-	assert.InDelta(t, 45*us, lockSlot(holds, 12*us, 10*us), 1e-15, "after both: no 10 µs between them")
-	assert.InDelta(t, 30*us, lockSlot(holds, 25*us, 0), 1e-15, "to take it at all: as it frees")
-	assert.InDelta(t, 50*us, lockSlot(holds, 50*us, 10*us), 1e-15, "after all")
+	assert.True(t, lockHeldAt(5*us, 15*us, 5*us), "taken at that instant")
+	assert.True(t, lockHeldAt(5*us, 15*us, 10*us))
+	assert.False(t, lockHeldAt(5*us, 15*us, 15*us), "free at that instant")
+	assert.False(t, lockHeldAt(12*us, 22*us, 10*us), "taken later")
+	assert.False(t, lockHeldAt(0, 0, 10*us), "never taken")
 }
 
 // TestEndNoticedAt: a kernel's end is handled at once when the driver

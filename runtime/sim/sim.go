@@ -145,15 +145,15 @@ type Simulator struct {
 	allocFreeS float64
 	dirs       [][]*direction
 
-	// With Options.StarPUDriverLoop: holds are, per handle ID, the
-	// intervals drivers hold the handle's header lock to issue copies, not
-	// over yet (simulated s); threadQ is, per
+	// With Options.StarPUDriverLoop: lockFromS and lockFreeS are, per
+	// handle ID, when a driver took and frees the handle's header lock to
+	// issue a copy (the last such interval, simulated s); threadQ is, per
 	// pushing thread (0: the application's, 1+ID: a worker's), its pushes
 	// and wont_use callbacks not done yet; callbacks the handle of each
 	// wont_use callback, by index.
-	holds     [][]lockHold
-	threadQ   []threadQueue
-	callbacks []int32
+	lockFromS, lockFreeS []float64
+	threadQ              []threadQueue
+	callbacks            []int32
 
 	ndone       int
 	obs         Observer
@@ -327,7 +327,8 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	}
 	s.startHetsimPaths()
 	if opts.StarPUDriverLoop {
-		s.holds = make([][]lockHold, len(g.Handles))
+		s.lockFromS = make([]float64, len(g.Handles))
+		s.lockFreeS = make([]float64, len(g.Handles))
 		s.threadQ = make([]threadQueue, len(s.workers)+1)
 	}
 	return s, nil

@@ -129,62 +129,29 @@ func (s *Simulator) push(arg int) {
 	s.wakeIdle()
 }
 
-// lockHold is an interval during which a driver holds a handle's header
-// lock to issue a copy (simulated s).
-type lockHold struct{ fromS, freeS float64 }
+// holdLock is the interval a handle's header lock is known held, from
+// fromS to freeS, once a driver also holds it from takeS to releaseS to
+// issue a copy. The passes compute their issues ahead, so the new hold may
+// come after the known one: taken as the known one frees (or while it is
+// held), it extends it, as the lock then passes from one driver to the
+// next and whoever waits for it waits for both (in the peer's mirage LU
+// dmda N=9600, CUDA1's thread waits 20 µs to push while CUDA2's driver,
+// then CUDA0's, issue copies of A[0][9]); a later one replaces it, and an
+// earlier one (already computed past) changes nothing.
+func holdLock(fromS, freeS, takeS, releaseS float64) (float64, float64) {
+	switch {
+	case takeS < fromS:
+		return fromS, freeS
+	case takeS <= freeS+lockEpsS:
+		return fromS, max(freeS, releaseS)
+	}
+	return takeS, releaseS
+}
 
-// lockFreeAt is when a header lock known held during holds (sorted by
-// fromS) is free again for whoever needs it at t: the end of the holds
-// that follow each other from the one held at t (the lock passes from one
-// driver to the next, and who waits for it waits for both: in the peer's
-// mirage LU dmda N=9600, CUDA1's thread waits 20 µs to push while CUDA2's
-// driver, then CUDA0's, issue copies of A[0][9]), or 0 when it is not held
+// lockHeldAt says whether a header lock held from fromS to freeS is held
 // at t.
-func lockFreeAt(holds []lockHold, t float64) float64 {
-	free := 0.0
-	for _, h := range holds {
-		switch {
-		case free == 0 && h.fromS <= t+lockEpsS && h.freeS > t+lockEpsS:
-			free = h.freeS
-		case free != 0 && h.fromS <= free+lockEpsS:
-			free = max(free, h.freeS)
-		}
-	}
-	return free
-}
-
-// lockSlot is the earliest instant from t at which a driver can hold the
-// lock for durS without overlapping holds: the passes compute their
-// issues ahead, so a hold may be known before an earlier one is.
-func lockSlot(holds []lockHold, t, durS float64) float64 {
-	for moved := true; moved; {
-		moved = false
-		for _, h := range holds {
-			if h.fromS < t+durS-lockEpsS && h.freeS > t+lockEpsS {
-				t, moved = h.freeS, true
-			}
-		}
-	}
-	return t
-}
-
-// addLockHold records a hold of handle hid's lock, dropping the holds
-// over by nowS and keeping them sorted.
-func (s *Simulator) addLockHold(hid int, h lockHold, nowS float64) {
-	hs := s.holds[hid][:0]
-	for _, o := range s.holds[hid] {
-		if o.freeS > nowS-lockEpsS {
-			hs = append(hs, o)
-		}
-	}
-	i := len(hs)
-	for i > 0 && hs[i-1].fromS > h.fromS {
-		i--
-	}
-	hs = append(hs, lockHold{})
-	copy(hs[i+1:], hs[i:])
-	hs[i] = h
-	s.holds[hid] = hs
+func lockHeldAt(fromS, freeS, t float64) bool {
+	return fromS <= t+lockEpsS && freeS > t+lockEpsS
 }
 
 // lockEpsS absorbs rounding in comparing instants computed along

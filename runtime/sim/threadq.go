@@ -114,12 +114,18 @@ func itemEnd(endS, costS, lastEndS, lockFreeS float64, push bool) (float64, bool
 // waits for any lock held on its task's data when it began, a callback
 // for its data's lock held when it ends.
 func (s *Simulator) itemLockFreeS(id int32, beganS, nowS float64) float64 {
-	if id < 0 {
-		return lockFreeAt(s.holds[s.callbacks[-1-int(id)]], nowS)
-	}
 	free := 0.0
+	if id < 0 {
+		hid := s.callbacks[-1-int(id)]
+		if lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], nowS) {
+			free = s.lockFreeS[hid]
+		}
+		return free
+	}
 	for _, b := range s.tasks[id].Buffers() {
-		free = max(free, lockFreeAt(s.holds[b.H.ID()], beganS))
+		if hid := b.H.ID(); lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], beganS) {
+			free = max(free, s.lockFreeS[hid])
+		}
 	}
 	return free
 }

@@ -351,23 +351,24 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	drv := s.nodes[d.handler]
 	t := max(now, drv.issueFreeS)
 	hid := req.h.ID()
-	if s.holds != nil {
+	if s.lockFreeS != nil {
 		// StarPU issues a copy holding the handle's header lock
 		// (starpu_handle_data_request): another driver's copy of the
 		// same data waits for it.
-		t = lockSlot(s.holds[hid], t, 0)
+		if lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], t) {
+			t = s.lockFreeS[hid]
+		}
 	}
 	if allocS > 0 {
 		t = max(t, s.allocFreeS) + allocS
 		s.allocFreeS = t
 	}
-	// (the allocation lets the lock go: _starpu_allocate_interface)
-	if s.holds != nil {
-		t = lockSlot(s.holds[hid], t, s.m.Costs.TransferQueueS)
-		s.addLockHold(hid, lockHold{t, t + s.m.Costs.TransferQueueS}, now)
-	}
+	lockFrom := t // (the allocation lets the lock go: _starpu_allocate_interface)
 	t += s.m.Costs.TransferQueueS
 	drv.issueFreeS = t
+	if s.lockFreeS != nil {
+		s.lockFromS[hid], s.lockFreeS[hid] = holdLock(s.lockFromS[hid], s.lockFreeS[hid], lockFrom, t)
+	}
 	s.eng.Post(t-now, s.sendCall, req.idx)
 }
 
