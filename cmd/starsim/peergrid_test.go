@@ -153,6 +153,7 @@ var driverLoopTraced = []struct{ key, flags string }{
 	{"attila cholesky dmda ncpu=0 N=9600", ""},
 	{"mirage cholesky dmdar ncpu=0 N=9600", ""},
 	{"hannibal-pitch cholesky dmda ncpu=0 N=19200", ""},
+	{"hannibal-pitch cholesky dmdar ncpu=0 N=19200", ""},
 	{"hannibal-pitch cholesky dmdas ncpu=0 N=9600", "--starpu-1499-syrk-prio"},
 }
 

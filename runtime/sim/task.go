@@ -273,7 +273,16 @@ func (s *Simulator) workerPop(w *worker) {
 		}
 		if node := s.nodes[w.Node]; node.progressPosted {
 			// Pop right after the pending pass (posted before this).
-			s.eng.Post(node.progressAtS-s.eng.NowS(), s.popCall, w.ID)
+			// With Options.StarPUDriverLoop the pass runs just before
+			// the pushes that complete at its instant, the pop after
+			// them: in the peer's hannibal-pitch Cholesky dmdar
+			// N=19200 CUDA0's driver, woken by a push, pops 2 µs later
+			// the task pushed at that very instant (3481.066 ms).
+			at := node.progressAtS
+			if s.threadQ != nil {
+				at += 2 * passLeadS
+			}
+			s.eng.Post(at-s.eng.NowS(), s.popCall, w.ID)
 			return
 		}
 	}
