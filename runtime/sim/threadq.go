@@ -65,6 +65,9 @@ func (s *Simulator) threadDue(p int, id int32, reposted bool, costS float64) boo
 	for k < len(q.items) && q.items[k].id != id {
 		k++
 	}
+	if k == len(q.items) {
+		return false // (an item's events come while it is queued; never else)
+	}
 	it := &q.items[k]
 	if it.reposted != reposted {
 		return false // the first event of an item posted again
