@@ -59,6 +59,14 @@ func (e *Engine) EventsRun() uint64 { return e.nrun }
 // inline and counts them, so EventsRun is the same as without coalescing.
 func (e *Engine) RunInline() { e.nrun++ }
 
+// RunInlineN counts n events run inline at once (RunInline); n <= 0
+// counts none.
+func (e *Engine) RunInlineN(n int) {
+	if n > 0 {
+		e.nrun += uint64(n)
+	}
+}
+
 // Halted reports whether Halt was called during the current Run.
 func (e *Engine) Halted() bool { return e.halted }
 

@@ -159,7 +159,7 @@ type Network struct {
 	// solver gave it; solvedSmall does for components of a few routes,
 	// keyed without encoding (smallKey).
 	solved      map[string][]float64
-	solvedSmall map[uint64][]float64
+	solvedSmall map[[2]uint64][]float64
 	// smallCache holds solvedSmall's entries last used, direct-mapped by
 	// key: a run repeats a few components, and a map lookup (hash and
 	// probe) costs several times a slot's.

@@ -183,7 +183,7 @@ func (n *Network) solveComponent() {
 func (n *Network) solveMaxMin() {
 	var rates []float64
 	if sk, ok := n.smallKey(); ok {
-		c := &n.smallCache[sk*0x9e3779b97f4a7c15>>(64-smallCacheBits)]
+		c := &n.smallCache[(sk[0]^sk[1]*0xbf58476d1ce4e5b9)*0x9e3779b97f4a7c15>>(64-smallCacheBits)]
 		if c.ok && c.key == sk {
 			rates = c.rates
 		} else {
@@ -192,7 +192,7 @@ func (n *Network) solveMaxMin() {
 				rates = n.solveFresh()
 				if len(n.solvedSmall) < maxSolved {
 					if n.solvedSmall == nil {
-						n.solvedSmall = map[uint64][]float64{}
+						n.solvedSmall = map[[2]uint64][]float64{}
 					}
 					kept := append([]float64(nil), rates...)
 					n.solvedSmall[sk] = kept
@@ -239,7 +239,7 @@ const maxSolved = 1 << 14
 // smallSolved is an entry of Network.smallCache: solvedSmall's rates for
 // key (ok: set).
 type smallSolved struct {
-	key   uint64
+	key   [2]uint64
 	rates []float64
 	ok    bool
 }
@@ -248,18 +248,20 @@ type smallSolved struct {
 const smallCacheBits = 12
 
 // smallKey packs solvedKey's information for the usual component, of at
-// most 4 routes with small ids and flow counts, into an integer: 16 bits a
-// route, (id+1)<<8 | flow count, the first route lowest. It returns ok =
-// false for a component that does not fit.
-func (n *Network) smallKey() (k uint64, ok bool) {
-	if len(n.compR) > 4 {
-		return 0, false
+// most 8 routes with small ids and flow counts, into two integers: 16 bits
+// a route, (id+1)<<8 | flow count, the first route lowest. It returns
+// ok = false for a component that does not fit. (Components of 5 to 8
+// routes are common on a 4-GPU machine: a string key's encoding and
+// hashing cost several times this.)
+func (n *Network) smallKey() (k [2]uint64, ok bool) {
+	if len(n.compR) > 8 {
+		return k, false
 	}
 	for i, r := range n.compR {
 		if r.id >= 1<<8-1 || len(r.active) >= 1<<8 {
-			return 0, false
+			return k, false
 		}
-		k |= (uint64(r.id+1)<<8 | uint64(len(r.active))) << (16 * i)
+		k[i/4] |= (uint64(r.id+1)<<8 | uint64(len(r.active))) << (16 * (i % 4))
 	}
 	return k, true
 }

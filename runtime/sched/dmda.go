@@ -54,14 +54,20 @@ type dmda struct {
 	penUS       []float64
 	penPush     []uint64
 	npush       uint64
-	// queued[w] counts the tasks in worker w's queue (QueuedCounts).
-	queued []int32
-	check  bool // View.Checking
+	// queued[w] counts the tasks in worker w's queue (QueuedCounts);
+	// nonEmpty has worker w's bit set while it is not 0 (NonEmptyQueues).
+	queued   []int32
+	nonEmpty []uint64
+	check    bool // View.Checking
 }
 
 // QueuedCounts is, by worker ID, how many tasks each worker's queue holds:
 // Pop(w) returns nil exactly when w's is 0 (sched.QueueCounter).
 func (d *dmda) QueuedCounts() []int32 { return d.queued }
+
+// NonEmptyQueues is the set of workers whose queues hold tasks
+// (sched.QueueCounter).
+func (d *dmda) NonEmptyQueues() []uint64 { return d.nonEmpty }
 
 // dmTask is what a dm scheduler keeps of a task it queued: its expected
 // length and the part of its transfer penalty not covered by the work
@@ -151,6 +157,7 @@ func (d *dmda) Init(v *View) {
 		!math.IsInf(d.alpha, 0) && !math.IsInf(d.beta, 0) && !math.IsNaN(d.beta) && !math.IsInf(d.gamma*d.idlePowerW, 0)
 	d.penUS, d.penPush = make([]float64, nodes), make([]uint64, nodes)
 	d.queued = make([]int32, len(d.w))
+	d.nonEmpty = make([]uint64, (len(d.w)+63)/64)
 	d.check = v.Checking()
 	if d.readyFirst {
 		v.UseCells() // the ready-first scans read them
@@ -217,7 +224,9 @@ func (d *dmda) queue(t *Task, w *machine.Worker, pen float64) Decision {
 	t.dm = dmTask{length, penPrime}
 	l := d.level(st, t)
 	st.push(&st.levels[l]).set(t, w.Node, d.readyFirst)
-	d.queued[w.ID]++
+	if d.queued[w.ID]++; d.queued[w.ID] == 1 {
+		d.nonEmpty[w.ID/64] |= 1 << (w.ID % 64)
+	}
 	return Decision{Worker: w, Prefetch: d.dataAware}
 }
 
@@ -498,7 +507,9 @@ func (d *dmda) Pop(w *machine.Worker) *Task {
 		i = d.readyIndex(l.tasks(), w)
 	}
 	t := l.remove(i)
-	d.queued[w.ID]--
+	if d.queued[w.ID]--; d.queued[w.ID] == 0 {
+		d.nonEmpty[w.ID/64] &^= 1 << (w.ID % 64)
+	}
 	if len(l.tasks()) == 0 && d.sorted {
 		st.release(l.q)
 		st.levels[0] = dmLevel{}

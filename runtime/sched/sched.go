@@ -36,10 +36,13 @@ type Closer interface {
 // reads it); Pop(w) returns nil, and changes nothing, exactly when w's
 // count is 0. The runtime then tells a pop that finds nothing without
 // calling Pop: on a machine of tens of cores, most wake-ups of idle
-// workers are such.
+// workers are such. NonEmptyQueues has bit w%64 of word w/64 set exactly
+// when w's count is not 0, so that the runtime tests tens of workers at
+// once.
 type QueueCounter interface {
 	Scheduler
 	QueuedCounts() []int32
+	NonEmptyQueues() []uint64
 }
 
 // Decision is what a push decided: the worker whose queue took the task

@@ -176,6 +176,7 @@ type Simulator struct {
 	// queued is the scheduler's count of tasks queued per worker, when
 	// it keeps one (sched.QueueCounter): nil otherwise.
 	queued   []int32
+	nonEmpty []uint64   // and the workers whose counts are not 0 (by bit)
 	reqs     []*request // every request made, by idx
 	freeReqs []*request // finished requests, for newRequest to reuse
 
@@ -319,7 +320,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		EnableCells: s.mem.EnableCells, Check: opts.Check})
 	s.sched.Init(s.view)
 	if qc, ok := s.sched.(sched.QueueCounter); ok {
-		s.queued = qc.QueuedCounts()
+		s.queued, s.nonEmpty = qc.QueuedCounts(), qc.NonEmptyQueues()
 	}
 	s.obs = opts.Observer
 	if s.obs == nil {

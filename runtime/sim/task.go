@@ -220,22 +220,13 @@ func (s *Simulator) wake(int) {
 pops:
 	for k, set := range sets {
 		if s.queued != nil {
-			empty := uint64(0)
-			for cpus := set & s.cpuSet[k]; cpus != 0; cpus &= cpus - 1 {
-				b := bits.TrailingZeros64(cpus)
-				if s.queued[k*64+b] == 0 {
-					empty |= 1 << b
-				}
-			}
-			if empty != 0 {
+			if empty := set & s.cpuSet[k] &^ s.nonEmpty[k]; empty != 0 {
 				// Counted as the pops they are: the first is this event.
 				c := bits.OnesCount64(empty)
 				if first {
 					first, c = false, c-1
 				}
-				for ; c > 0; c-- {
-					s.eng.RunInline()
-				}
+				s.eng.RunInlineN(c)
 				s.idleSet[k] |= empty
 				set &^= empty
 			}
