@@ -579,7 +579,7 @@ func readPeerRow(path string) (*peerRow, error) {
 	atoi := func(s string) int { v, e := strconv.Atoi(s); errs = append(errs, e); return v }
 	atof := func(s string) float64 { v, e := strconv.ParseFloat(s, 64); errs = append(errs, e); return v }
 	r.ncpu, r.ncuda, r.simMs, r.gflops, r.wallS = atoi(f[3]), atoi(f[4]), atof(f[7]), atof(f[8]), atof(f[9])
-	if err := errors.Join(errs...); err != nil || r.gflops <= 0 {
+	if err := errors.Join(errs...); err != nil || !(r.gflops > 0) || math.IsInf(r.gflops, 0) {
 		return nil, fmt.Errorf("%s:1: bad row %q", path, strings.TrimSpace(string(b)))
 	}
 	return &r, nil

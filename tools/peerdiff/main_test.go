@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,4 +85,34 @@ printf 'attila\tcholesky\tdmda\t0\t3\t9600\t960\t1000\t%s\t0.1\t1000\n' $g
 	assert.Equal(t, 100.0, row.gflops)
 	assert.Equal(t, 90.0, traced.gflops)
 	assert.Equal(t, 3, ncalls(), "the untraced run made, the trace kept")
+}
+
+// FuzzReadPeerRow: any row file gives a row with positive GFlop/s or an
+// error naming the file, never a panic.
+func FuzzReadPeerRow(f *testing.F) {
+	f.Add("attila\tcholesky\tdmda\t0\t3\t9600\t960\t715\t412.4\t0.08\t39752\n")
+	f.Add("attila\tcholesky\tdmda\t0\t3\t9600\t960\t715\t-1\t0.08\t39752\n")
+	f.Add("a\tb\n")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		p := filepath.Join(t.TempDir(), "row.tsv")
+		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
+		r, err := readPeerRow(p)
+		if err != nil {
+			assert.Contains(t, err.Error(), p)
+			return
+		}
+		assert.Greater(t, r.gflops, 0.0)
+		assert.False(t, math.IsInf(r.gflops, 0))
+	})
+}
+
+// A row whose GFlop/s are not a positive finite number is an error.
+func TestReadPeerRowNaN(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "row.tsv")
+	for _, g := range []string{"NaN", "+Inf", "0"} {
+		require.NoError(t, os.WriteFile(p, []byte("attila\tcholesky\tdmda\t0\t3\t9600\t960\t715\t"+g+"\t0.08\t39752\n"), 0o644))
+		_, err := readPeerRow(p)
+		assert.ErrorContains(t, err, "bad row", g)
+	}
 }
