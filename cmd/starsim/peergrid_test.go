@@ -151,6 +151,7 @@ func TestPeerGridFidelity(t *testing.T) {
 // peer's worker, and its GFlop/s are the peer's.
 var driverLoopTraced = []struct{ key, flags string }{
 	{"attila cholesky dmda ncpu=0 N=9600", ""},
+	{"attila cholesky dmda ncpu=0 N=19200", ""},
 	{"mirage cholesky dmdar ncpu=0 N=9600", ""},
 	{"hannibal-pitch cholesky dmda ncpu=0 N=19200", ""},
 	{"hannibal-pitch cholesky dmdar ncpu=0 N=19200", ""},
