@@ -87,3 +87,27 @@ func TestEndNoticedAt(t *testing.T) {
 		})
 	}
 }
+
+// TestHoldLock: a driver's hold taken while or as the known one is held
+// extends it (the lock passes on, its waiters wait for both); a later one
+// replaces it; one computed for earlier changes nothing.
+func TestHoldLock(t *testing.T) {
+	const us = 1e-6
+	cases := []struct {
+		name               string
+		from, free, ta, re float64
+		wantFrom, wantFree float64
+	}{
+		{"first", 0, 0, 10 * us, 20 * us, 10 * us, 20 * us},
+		{"taken as it frees", 10 * us, 20 * us, 20 * us, 30 * us, 10 * us, 30 * us},
+		{"later, apart", 10 * us, 20 * us, 25 * us, 35 * us, 25 * us, 35 * us},
+		{"earlier", 10 * us, 20 * us, 5 * us, 8 * us, 10 * us, 20 * us},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			from, free := holdLock(c.from, c.free, c.ta, c.re)
+			assert.InDelta(t, c.wantFrom, from, 1e-15)
+			assert.InDelta(t, c.wantFree, free, 1e-15)
+		})
+	}
+}
