@@ -181,13 +181,9 @@ func (s *Simulator) upgrade(req *request, lvl memory.Level, prio int) {
 	if req.started || lvl > req.level || (lvl == req.level && (!loop || prio <= req.prio)) {
 		return
 	}
-	switch {
-	case !loop:
+	if !loop {
 		prio = req.prio
-	case lvl == req.level:
-		prio = max(prio, req.prio)
-	}
-	if loop {
+	} else {
 		// The promoted request joins its new list last among its
 		// priority (_starpu_update_prefetch_status moves it there).
 		s.seq++
