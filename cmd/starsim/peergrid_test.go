@@ -35,6 +35,8 @@ var peerGridKnown = map[string]float64{
 	"attila cholesky dmdar ncpu=9 N=9600":       9.0,  // +7.76 %
 	"attila cholesky dmdas ncpu=9 N=19200":      5.5,  // -4.15 %
 	"attila lu dmda ncpu=0 N=19200":             5.5,  // -4.18 %
+	"attila lu dmdar ncpu=0 N=76800":            5.0,  // -4.13 %
+	"attila+gpus4 cholesky dmda ncpu=0 N=38400": 4.0,  // +3.20 %
 	"attila+gpus4 cholesky dmda ncpu=0 N=28800": 5.5,  // +4.27 %
 	"attila+gpus4 cholesky dmdas ncpu=0 N=9600": 4.5,  // +3.23 %
 	"attila+gpus4 lu dmdar ncpu=0 N=9600":       14.5, // -13.13 %

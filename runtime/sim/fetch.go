@@ -159,8 +159,6 @@ func (s *Simulator) allocate(h *memory.Handle, n int, lvl memory.Level, done fun
 
 // reserve allocates h on n now if there is room (evicting what it may),
 // returning the allocation cost. It fails when memory is exhausted for now.
-// reserve allocates h on n now if there is room (evicting what it may),
-// returning the allocation cost. It fails when memory is exhausted for now.
 func (s *Simulator) reserve(h *memory.Handle, n int, lvl memory.Level) (float64, bool) {
 	if h.Rep(n).Allocated() {
 		return 0, true

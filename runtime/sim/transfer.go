@@ -535,7 +535,14 @@ func (s *Simulator) queueJoin(loader *request, t *TaskState) {
 		loader.joins = append(loader.joins, int32(t.ID()))
 		return
 	}
-	j := s.newRequest(loader.h, loader.src, loader.dst, memory.TaskPrefetch, t.Priority(), waiter{})
+	// StarPU posts the task's own request from the source it would pick
+	// now (_starpu_select_src_node): a copy already valid in RAM too puts
+	// it in RAM's queue, not behind the copy under way from a GPU.
+	src := loader.src
+	if b, ok := s.bestSource(loader.h, loader.dst); ok && s.route(b, loader.dst) != nil {
+		src = b
+	}
+	j := s.newRequest(loader.h, src, loader.dst, memory.TaskPrefetch, t.Priority(), waiter{})
 	j.join, j.task = true, int32(t.ID())
 	d := s.dir(j.src, j.dst)
 	d.insert(j)
