@@ -92,7 +92,7 @@ func Example_dataAwareScheduler() {
 	}
 	fmt.Println("locality copies less than eager:", bytes["locality"] < bytes["eager"])
 	// Output:
-	// eager: 364 tasks on CUDA0 87 CUDA1 101 CUDA2 90 CUDA3 86
-	// locality: 364 tasks on CUDA0 154 CUDA1 172 CUDA2 38 CUDA3 0
+	// eager: 364 tasks on CUDA0 96 CUDA1 94 CUDA2 88 CUDA3 86
+	// locality: 364 tasks on CUDA0 146 CUDA1 180 CUDA2 38 CUDA3 0
 	// locality copies less than eager: true
 }

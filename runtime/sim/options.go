@@ -95,9 +95,9 @@ type Options struct {
 	// header locks drivers hold to issue copies (holdLock, start); the
 	// memchunk tidy runs in the pass (progress); a fetch raises the copy
 	// it joins as StarPU raises the task's own request (upgrade). Found
-	// event by event against the peer (docs/fidelity.md); off by default
-	// for now: closer to the peer over its grid, but it changes every
-	// committed output (docs/fidelity.md says what is left).
+	// event by event against the peer (docs/fidelity.md). On by default
+	// (see DefaultOptions): closer to the peer over its grid; off, a GPU
+	// driver's pass, pop and kernel ends take no thread time of their own.
 	StarPUDriverLoop bool
 	// NoDriverStall lets a GPU's data requests progress while its driver
 	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as
@@ -130,5 +130,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUOwnAtFetch: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, ExplainTask: -1}
 }
