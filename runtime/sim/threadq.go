@@ -85,7 +85,10 @@ func (s *Simulator) threadDue(p int, id int32, reposted bool, costS float64) boo
 		s.threadRepost(p, it, at)
 		return false
 	}
-	q.items = q.items[1:]
+	// Shift rather than reslice: the queue is short, and its array is
+	// then reused instead of regrown at every append.
+	n := copy(q.items, q.items[1:])
+	q.items = q.items[:n]
 	q.lastEndS = now
 	if len(q.items) > 0 && q.items[0].fired {
 		next := &q.items[0]
