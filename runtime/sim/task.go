@@ -113,7 +113,9 @@ func (s *Simulator) push(arg int) {
 		arg = threadArg(p, id, false)
 	}
 	t := &s.tasks[arg&(1<<32-1)]
-	s.obs.Push(s.eng.NowS(), t)
+	if s.observed {
+		s.obs.Push(s.eng.NowS(), t)
+	}
 	var by *machine.Worker
 	if w := arg >> 32; w > 0 {
 		by = s.mw[w-1]
@@ -295,7 +297,9 @@ func (s *Simulator) workerPop(w *worker) {
 			return
 		}
 		t := &s.tasks[tk.ID()]
-		s.obs.Pop(s.eng.NowS(), &w.Worker, t)
+		if s.observed {
+			s.obs.Pop(s.eng.NowS(), &w.Worker, t)
+		}
 		s.accountWait(w)
 		w.held++
 		w.fetching++
@@ -603,7 +607,9 @@ func (s *Simulator) updateState(w *worker) {
 		return
 	}
 	w.state, w.stateTask = code, task
-	s.obs.WorkerState(s.eng.NowS(), &w.Worker, stateNames[code], task)
+	if s.observed {
+		s.obs.WorkerState(s.eng.NowS(), &w.Worker, stateNames[code], task)
+	}
 }
 
 // workerState is a worker's state as updateState reports it (0: none
@@ -720,7 +726,9 @@ func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 		s.mem.Unpin(h, w.Node)
 	}
 	s.sched.PostExec(&w.Worker, &t.Task)
-	s.obs.TaskDone(t)
+	if s.observed {
+		s.obs.TaskDone(t)
+	}
 	s.accountWait(w)
 	if w.running == t {
 		w.running = nil
