@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
@@ -67,6 +68,11 @@ func (s *Simulator) release(id int, freeS *float64, by *worker) {
 	// line: it is false until the push, and storing it here brings that
 	// line in too, without stalling, before the push needs it.
 	t.prefetched = false
+	// The push reads the task's buffers first thing (the scheduler's
+	// transfer penalties): their slab line, a miss, comes in meanwhile.
+	// (A task with more buffers than bufSlots has them elsewhere: the
+	// hint is then lost, harmlessly.)
+	prefetch(unsafe.Pointer(&s.bufs[bufSlots*id]))
 	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
 	p := 0 // the pusher rides in the bits above the id (< 2^31)
 	if by != nil {
@@ -448,6 +454,9 @@ func (s *Simulator) execDue(w *worker, t *TaskState) {
 
 // deviceQueued: t's inputs are in; its driver submits it to w's device.
 func (s *Simulator) deviceQueued(w *worker, t *TaskState) {
+	// Its kernel's start reads its successors' offsets: bring them in
+	// (mostly, the kernel starts when the one before ends).
+	prefetch(unsafe.Pointer(&s.succOff[t.ID()]))
 	w.fetching--
 	if s.opts.StarPUDriverLoop && w.Kind == machine.GPUWorker {
 		s.wakeDriver(w.Node) // its loop passes over the requests before it pops
@@ -542,6 +551,11 @@ func (s *Simulator) startKernel(w *worker) {
 	}
 	durS := s.durationS(t, w)
 	t.startS = now
+	// Its end walks its successors (completeKernel), scattered over the
+	// graph: the kernel's run is time enough to bring their list in.
+	if lo := s.succOff[t.ID()]; lo < s.succOff[t.ID()+1] {
+		prefetch(unsafe.Pointer(&s.succ[lo]))
+	}
 	s.eng.Post(durS, s.endCall, t.ID())
 }
 
