@@ -97,5 +97,10 @@ func (t *Task) Buffers() []memory.Buf { return t.bufs }
 // Stats is the task's model entry on worker w (nil: it cannot run there).
 func (t *Task) Stats(w int) *machine.KernelStats { return (*t.stats)[w] }
 
+// Entries is the task's model entries by worker ID (Stats), shared by the
+// tasks of one kernel and footprint: callers may tell shared entries by
+// the pointer.
+func (t *Task) Entries() *[]*machine.KernelStats { return t.stats }
+
 // NumWorkers is the number of workers the task's entries cover.
 func (t *Task) NumWorkers() int { return len(*t.stats) }

@@ -178,7 +178,9 @@ func (s *Simulator) reserve(h *memory.Handle, n int, lvl memory.Level) (float64,
 	case memory.Reuse:
 		s.explainEviction(a.Victim, "drop", h, lvl)
 		s.mem.Reuse(h, a.Victim)
-		s.obs.Memory(s.eng.NowS(), node.Name, "evict", a.Victim.Handle().Spec())
+		if s.observed {
+			s.obs.Memory(s.eng.NowS(), node.Name, "evict", a.Victim.Handle().Spec())
+		}
 	case memory.NeedReclaim:
 		s.startSyncReclaim(node, h, 2*h.Size(), lvl)
 		return 0, false
@@ -188,7 +190,9 @@ func (s *Simulator) reserve(h *memory.Handle, n int, lvl memory.Level) (float64,
 	if s.opts.Check && node.Capacity > 0 && node.DevUsed() > node.Capacity {
 		s.fail(fmt.Errorf("node %s over capacity: %d > %d bytes", node.Name, node.DevUsed(), node.Capacity))
 	}
-	s.obs.Memory(s.eng.NowS(), node.Name, "allocate", h.Spec())
+	if s.observed {
+		s.obs.Memory(s.eng.NowS(), node.Name, "allocate", h.Spec())
+	}
 	return cost, true
 }
 
@@ -252,7 +256,9 @@ func (s *Simulator) syncReclaimStep(node *memNode) {
 // cudaFree.
 func (s *Simulator) free(r *memory.Replica) bool {
 	gave := s.mem.Evict(r, true)
-	s.obs.Memory(s.eng.NowS(), s.nodes[r.Node()].Name, "evict", r.Handle().Spec())
+	if s.observed {
+		s.obs.Memory(s.eng.NowS(), s.nodes[r.Node()].Name, "evict", r.Handle().Spec())
+	}
 	return gave
 }
 

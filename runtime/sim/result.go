@@ -165,21 +165,33 @@ func (s *Simulator) computeHetsimPaths() hetsimPaths {
 		runnable[i] = true
 	}
 	cp := 0.0
+	// Tasks sharing model entries (sched.Task.Entries), mostly in runs,
+	// share their best and per-worker means: means and best are those of
+	// the entries row, a worker that cannot run them adding 0 to a total
+	// that is not used.
+	var row *workerStats
+	means := make([]float64, len(s.workers))
+	best := 0.0
 	for i := range s.tasks {
 		t := &s.tasks[i]
+		if r := t.Entries(); r != row {
+			row, best = r, math.Inf(1)
+			for wi := range runnable {
+				k := t.Stats(wi)
+				if k == nil {
+					runnable[wi], means[wi] = false, 0
+					continue
+				}
+				best = min(best, k.MeanUS)
+				means[wi] = k.MeanUS
+			}
+		}
+		for wi, us := range means {
+			perWorker[wi] += us
+		}
 		// longest[i] already holds the max over t's dependencies: each
 		// pushed its own to its successors (dense indices, where reading
 		// each dependency's id would miss the cache).
-		best := math.Inf(1)
-		for wi := range runnable {
-			k := t.Stats(wi)
-			if k == nil {
-				runnable[wi] = false
-				continue
-			}
-			best = min(best, k.MeanUS)
-			perWorker[wi] += k.MeanUS
-		}
 		longest[i] += best
 		cp = max(cp, longest[i])
 		for _, q := range s.succ[s.succOff[i]:s.succOff[i+1]] {

@@ -157,6 +157,7 @@ type Simulator struct {
 
 	ndone       int
 	obs         Observer
+	observed    bool // obs is not a NopObserver (else hot paths skip its calls and their arguments)
 	xferID      uint64
 	queuedBytes float64 // bytes of every copy ever queued
 	uncal       map[[2]string]bool
@@ -326,6 +327,8 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	if s.obs == nil {
 		s.obs = NopObserver{}
 	}
+	_, nop := s.obs.(NopObserver)
+	s.observed = !nop
 	s.startHetsimPaths()
 	if opts.StarPUDriverLoop {
 		s.lockFromS = make([]float64, len(g.Handles))

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"github.com/starsim/starsim/runtime/cost"
 	"github.com/starsim/starsim/runtime/graph"
@@ -67,6 +68,11 @@ func (s *Simulator) release(id int, freeS *float64, by *worker) {
 	// line: it is false until the push, and storing it here brings that
 	// line in too, without stalling, before the push needs it.
 	t.prefetched = false
+	// The push reads the task's buffers first thing (the scheduler's
+	// transfer penalties): their slab line, a miss, comes in meanwhile.
+	// (A task with more buffers than bufSlots has them elsewhere: the
+	// hint is then lost, harmlessly.)
+	prefetch(unsafe.Pointer(&s.bufs[bufSlots*id]))
 	*freeS = max(*freeS, now) + s.m.Costs.TaskPushS
 	p := 0 // the pusher rides in the bits above the id (< 2^31)
 	if by != nil {
@@ -113,7 +119,9 @@ func (s *Simulator) push(arg int) {
 		arg = threadArg(p, id, false)
 	}
 	t := &s.tasks[arg&(1<<32-1)]
-	s.obs.Push(s.eng.NowS(), t)
+	if s.observed {
+		s.obs.Push(s.eng.NowS(), t)
+	}
 	var by *machine.Worker
 	if w := arg >> 32; w > 0 {
 		by = s.mw[w-1]
@@ -295,7 +303,9 @@ func (s *Simulator) workerPop(w *worker) {
 			return
 		}
 		t := &s.tasks[tk.ID()]
-		s.obs.Pop(s.eng.NowS(), &w.Worker, t)
+		if s.observed {
+			s.obs.Pop(s.eng.NowS(), &w.Worker, t)
+		}
 		s.accountWait(w)
 		w.held++
 		w.fetching++
@@ -444,6 +454,9 @@ func (s *Simulator) execDue(w *worker, t *TaskState) {
 
 // deviceQueued: t's inputs are in; its driver submits it to w's device.
 func (s *Simulator) deviceQueued(w *worker, t *TaskState) {
+	// Its kernel's start reads its successors' offsets: bring them in
+	// (mostly, the kernel starts when the one before ends).
+	prefetch(unsafe.Pointer(&s.succOff[t.ID()]))
 	w.fetching--
 	if s.opts.StarPUDriverLoop && w.Kind == machine.GPUWorker {
 		s.wakeDriver(w.Node) // its loop passes over the requests before it pops
@@ -538,6 +551,11 @@ func (s *Simulator) startKernel(w *worker) {
 	}
 	durS := s.durationS(t, w)
 	t.startS = now
+	// Its end walks its successors (completeKernel), scattered over the
+	// graph: the kernel's run is time enough to bring their list in.
+	if lo := s.succOff[t.ID()]; lo < s.succOff[t.ID()+1] {
+		prefetch(unsafe.Pointer(&s.succ[lo]))
+	}
 	s.eng.Post(durS, s.endCall, t.ID())
 }
 
@@ -603,7 +621,9 @@ func (s *Simulator) updateState(w *worker) {
 		return
 	}
 	w.state, w.stateTask = code, task
-	s.obs.WorkerState(s.eng.NowS(), &w.Worker, stateNames[code], task)
+	if s.observed {
+		s.obs.WorkerState(s.eng.NowS(), &w.Worker, stateNames[code], task)
+	}
 }
 
 // workerState is a worker's state as updateState reports it (0: none
@@ -720,7 +740,9 @@ func (s *Simulator) completeKernel(w *worker, t *TaskState) {
 		s.mem.Unpin(h, w.Node)
 	}
 	s.sched.PostExec(&w.Worker, &t.Task)
-	s.obs.TaskDone(t)
+	if s.observed {
+		s.obs.TaskDone(t)
+	}
 	s.accountWait(w)
 	if w.running == t {
 		w.running = nil

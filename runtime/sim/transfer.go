@@ -393,7 +393,9 @@ func (s *Simulator) waitFor(req *request, o *direction) {
 
 // flow starts a copy's bytes on the network.
 func (s *Simulator) flow(req *request) {
-	s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].Name, s.nodes[req.dst].Name, req.h.Size(), req.kind(), req.h.Spec())
+	if s.observed {
+		s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].Name, s.nodes[req.dst].Name, req.h.Size(), req.kind(), req.h.Spec())
+	}
 	s.net.Send(s.route(req.src, req.dst), req.payload, s.sentCall, req.idx)
 }
 
@@ -401,7 +403,9 @@ func (s *Simulator) flow(req *request) {
 // request itself completes when its driver notices.
 func (s *Simulator) sent(idx int) {
 	req := s.reqs[idx]
-	s.obs.TransferEnd(s.eng.NowS(), req.xferID)
+	if s.observed {
+		s.obs.TransferEnd(s.eng.NowS(), req.xferID)
+	}
 	d := s.dir(req.src, req.dst)
 	for i, p := range d.pend {
 		if p == req {
