@@ -152,8 +152,11 @@ type Simulator struct {
 	// and wont_use callbacks not done yet; callbacks the handle of each
 	// wont_use callback, by index.
 	lockFromS, lockFreeS []float64
-	threadQ              []threadQueue
-	callbacks            []int32
+	// lockFreeMaxS bounds every lockFreeS from above: no lock is held
+	// after it, so most pushes need not look at their data's locks.
+	lockFreeMaxS float64
+	threadQ      []threadQueue
+	callbacks    []int32
 
 	ndone       int
 	obs         Observer

@@ -121,6 +121,9 @@ func itemEnd(endS, costS, lastEndS, lockFreeS float64, push bool) (float64, bool
 // for its data's lock held when it ends.
 func (s *Simulator) itemLockFreeS(id int32, beganS, nowS float64) float64 {
 	free := 0.0
+	if s.lockFreeMaxS <= min(beganS, nowS)+lockEpsS {
+		return free // every lock was free by then (lockHeldAt)
+	}
 	if id < 0 {
 		hid := s.callbacks[-1-int(id)]
 		if lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], nowS) {

@@ -364,6 +364,7 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	drv.issueFreeS = t
 	if s.lockFreeS != nil {
 		s.lockFromS[hid], s.lockFreeS[hid] = holdLock(s.lockFromS[hid], s.lockFreeS[hid], lockFrom, t)
+		s.lockFreeMaxS = max(s.lockFreeMaxS, s.lockFreeS[hid])
 	}
 	s.eng.Post(t-now, s.sendCall, req.idx)
 }
