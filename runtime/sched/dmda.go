@@ -58,7 +58,13 @@ type dmda struct {
 	// nonEmpty has worker w's bit set while it is not 0 (NonEmptyQueues).
 	queued   []int32
 	nonEmpty []uint64
-	check    bool // View.Checking
+	// race: View.PushRace; instUS is the instant of the last push queued
+	// and instBy its thread (raceMany: several), so that a push of another
+	// thread at that instant reads the workers' snapshots (dmWorker.snap*).
+	race   bool
+	instUS float64
+	instBy int
+	check  bool // View.Checking
 }
 
 // QueuedCounts is, by worker ID, how many tasks each worker's queue holds:
@@ -159,6 +165,10 @@ func (d *dmda) Init(v *View) {
 	d.queued = make([]int32, len(d.w))
 	d.nonEmpty = make([]uint64, (len(d.w)+63)/64)
 	d.check = v.Checking()
+	d.race, d.instUS = v.PushRace(), math.Inf(-1)
+	for i := range d.w {
+		d.w[i].snapUS = math.Inf(-1)
+	}
 	if d.readyFirst {
 		v.UseCells() // the ready-first scans read them
 	}
@@ -166,7 +176,9 @@ func (d *dmda) Init(v *View) {
 
 func (d *dmda) Push(t *Task) Decision {
 	d.npush++
-	if d.grouped && !d.v.Explaining(t) {
+	by := pusherThread(d.v.Pusher())
+	racing := d.race && d.instUS == d.v.NowUS() && d.instBy != by
+	if d.grouped && !d.v.Explaining(t) && !racing {
 		if w, pen, ok := d.chooseGrouped(t); ok {
 			return d.queue(t, w, pen)
 		}
@@ -182,6 +194,10 @@ func (d *dmda) Push(t *Task) Decision {
 		st := &d.w[w.ID]
 		start := max(st.expStart, now)
 		prev := st.expLen
+		if racing && st.snapUS == now && st.snapBy != by {
+			// Queued here this instant by another thread: not seen yet.
+			start, prev = max(st.snapStart, now), st.snapLen
+		}
 		if d.sortedDec {
 			if us, after := d.queuedBefore(st, t); after {
 				prev = st.pipeLen + us
@@ -212,6 +228,9 @@ func (d *dmda) Push(t *Task) Decision {
 func (d *dmda) queue(t *Task, w *machine.Worker, pen float64) Decision {
 	now := d.v.NowUS()
 	st := &d.w[w.ID]
+	if d.race {
+		d.noteRace(st, now, pusherThread(d.v.Pusher()))
+	}
 	st.pipeNtasks++
 	st.expStart = max(st.expStart, now)
 	penPrime := 0.0
@@ -228,6 +247,34 @@ func (d *dmda) queue(t *Task, w *machine.Worker, pen float64) Decision {
 		d.nonEmpty[w.ID/64] |= 1 << (w.ID % 64)
 	}
 	return Decision{Worker: w, Prefetch: d.dataAware}
+}
+
+// raceMany marks an instant or a snapshot several threads pushed at.
+const raceMany = -2
+
+// pusherThread names the thread pushing: the pushing worker's ID, -1 for
+// the application thread.
+func pusherThread(w *machine.Worker) int {
+	if w == nil {
+		return -1
+	}
+	return w.ID
+}
+
+// noteRace records, before a push by thread by at instant now changes
+// st, st's state for the other threads' pushes of that instant, and the
+// instant's pushers.
+func (d *dmda) noteRace(st *dmWorker, now float64, by int) {
+	if st.snapUS != now {
+		st.snapUS, st.snapStart, st.snapLen, st.snapBy = now, st.expStart, st.expLen, by
+	} else if st.snapBy != by {
+		st.snapBy = raceMany
+	}
+	if d.instUS != now {
+		d.instUS, d.instBy = now, by
+	} else if d.instBy != by {
+		d.instBy = raceMany
+	}
 }
 
 // penalty is t's transfer penalty on w's node (µs), computed once per
@@ -520,6 +567,7 @@ func (d *dmda) Pop(w *machine.Worker) *Task {
 	st.expLen -= t.dm.penPrimeUS
 	st.pipeLen += t.dm.penPrimeUS
 	st.expStart = now + st.pipeLen
+	st.snapUS = math.Inf(-1) // (a push of this instant then sees the pop)
 	d.note(st)
 	return t
 }
@@ -535,6 +583,7 @@ func (d *dmda) PreExec(w *machine.Worker, t *Task) {
 	// (the hook's max with it then changes nothing): a worker that got
 	// ahead of its predictions has its expected start pulled back.
 	st.expStart = now + st.pipeLen
+	st.snapUS = math.Inf(-1)
 	d.note(st)
 }
 
@@ -544,5 +593,6 @@ func (d *dmda) PostExec(w *machine.Worker, t *Task) {
 	st.pipeLen -= t.dm.predictedUS
 	st.pipeNtasks--
 	st.expStart = max(now+st.pipeLen, st.expStart)
+	st.snapUS = math.Inf(-1)
 	d.note(st)
 }

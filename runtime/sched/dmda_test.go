@@ -4,7 +4,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/starsim/starsim/emulator"
+	"github.com/starsim/starsim/runtime/machine"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The dm fitness, term by term (StarPU's _dmda_push_task): α weighs the
@@ -63,5 +66,55 @@ func TestChoose(t *testing.T) {
 		for i := range tc.cands {
 			assert.Equal(t, fitness(&tc.cands[i], endMin, eMax, w), tc.cands[i].fitness, tc.name)
 		}
+	}
+}
+
+// TestDMPushRace: with View.PushRace, a push at the instant another
+// thread pushed reads the workers as they were before that push (in
+// StarPU over SimGrid both threads compute their predictions before
+// either queues); a push of the same thread, or of a later instant, sees
+// it. dm with equal lengths: the first least expected end wins.
+func TestDMPushRace(t *testing.T) {
+	cases := []struct {
+		name     string
+		race     bool
+		pushers  []int // pushing worker per push at t=1 µs (-1: the application thread)
+		want     []string
+		thenWant string // a push at t=2 µs
+	}{
+		{"no race", false, []int{0, 1}, []string{"CPU0", "CPU1"}, "CUDA0"},
+		{"two threads race", true, []int{0, 1}, []string{"CPU0", "CPU0"}, "CPU1"},
+		{"one thread sees its own", true, []int{1, 1}, []string{"CPU0", "CPU1"}, "CUDA0"},
+		{"the application thread and a worker race", true, []int{-1, 2}, []string{"CPU0", "CPU0"}, "CPU1"},
+		{"three threads", true, []int{0, 1, 2}, []string{"CPU0", "CPU0", "CPU0"}, "CPU1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ws := testWorkers()
+			e := emulator.NewEngine()
+			v := NewView(ViewConfig{Engine: e, Workers: ws, Weights: DefaultDMWeights, PushRace: c.race})
+			s, ok := New("dm")
+			require.True(t, ok)
+			s.Init(v)
+			var got []string
+			e.Post(1e-6, func(int) {
+				for i, p := range c.pushers {
+					var by *machine.Worker
+					if p >= 0 {
+						by = ws[p]
+					}
+					v.SetPusher(by)
+					got = append(got, s.Push(testTask(i, 0)).Worker.Name)
+				}
+			}, 0)
+			var then string
+			e.Post(2e-6, func(int) {
+				v.SetPusher(ws[0])
+				then = s.Push(testTask(9, 0)).Worker.Name
+			}, 0)
+			e.Run()
+			assert.Equal(t, c.want, got)
+			assert.Equal(t, c.thenWant, then, "a later instant sees every push")
+		})
 	}
 }

@@ -24,6 +24,12 @@ type dmWorker struct {
 	spare                     [][][]dmEntry
 	expStart, expLen, pipeLen float64 // µs
 	pipeNtasks                int
+	// With View.PushRace: expStart and expLen as they were before the
+	// first push queued here at instant snapUS (µs), and the thread that
+	// pushed there then (snapBy: the pushing worker's ID, -1 the
+	// application's, raceMany several).
+	snapUS, snapStart, snapLen float64
+	snapBy                     int
 }
 
 // minLevelCap is the capacity of a new level's array.

@@ -32,6 +32,7 @@ type View struct {
 	power       map[string]machine.Power
 	enableCells func()
 	check       bool
+	pushRace    bool
 }
 
 // MemoryNode is a memory node as a scheduler may describe it.
@@ -65,14 +66,26 @@ type ViewConfig struct {
 	// Check has schedulers verify what they cache against what it caches
 	// (the run's --check), and Fail on a difference.
 	Check bool
+	// PushRace: pushes made at the same simulated instant by different
+	// threads race (see View.PushRace).
+	PushRace bool
 }
 
 // NewView makes the view the runtime gives its scheduler.
 func NewView(c ViewConfig) *View {
 	return &View{eng: c.Engine, workers: c.Workers, cost: c.Cost, rng: c.Rand, g: c.Graph, weights: c.Weights,
 		explain: c.Explain, explainTask: c.ExplainTask, fail: c.Fail, nodes: c.Nodes, power: c.Power, enableCells: c.EnableCells,
-		check: c.Check}
+		check: c.Check, pushRace: c.PushRace}
 }
+
+// PushRace reports whether pushes made at the same simulated instant by
+// different threads race, as in StarPU over SimGrid: each thread's dm
+// decision reads the workers' expected ends before the others' pushes of
+// that instant are queued (deque_modeling_policy_data_aware.c computes
+// its predictions, then takes the chosen worker's lock to queue, and
+// SimGrid runs the other threads of that instant in between). The
+// runtime's Options.StarPUPushRace.
+func (v *View) PushRace() bool { return v.pushRace }
 
 // Checking reports whether the run verifies its invariants (--check): a
 // scheduler then verifies what it caches, and calls Fail on a difference.

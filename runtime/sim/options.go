@@ -99,6 +99,12 @@ type Options struct {
 	// (see DefaultOptions): closer to the peer over its grid; off, a GPU
 	// driver's pass, pop and kernel ends take no thread time of their own.
 	StarPUDriverLoop bool
+	// StarPUPushRace makes pushes of one simulated instant by different
+	// threads race, as in StarPU over SimGrid: a dm scheduler's decision
+	// does not see the tasks the other threads queue at that instant
+	// (sched.View.PushRace). Off by default: the traced decisions agree
+	// further with it, the grid does not yet (docs/fidelity.md).
+	StarPUPushRace bool
 	// NoDriverStall lets a GPU's data requests progress while its driver
 	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as
 	// in StarPU, the requests that driver handles (copies into its GPU, and

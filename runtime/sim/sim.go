@@ -321,7 +321,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	}
 	s.view = sched.NewView(sched.ViewConfig{Engine: s.eng, Workers: s.mw, Cost: s.cost, Rand: s.rng, Graph: s.g,
 		Weights: weights, Explain: opts.Explain, ExplainTask: opts.ExplainTask, Fail: s.fail, Nodes: nodes, Power: m.Power,
-		EnableCells: s.mem.EnableCells, Check: opts.Check})
+		EnableCells: s.mem.EnableCells, Check: opts.Check, PushRace: opts.StarPUPushRace})
 	s.sched.Init(s.view)
 	if qc, ok := s.sched.(sched.QueueCounter); ok {
 		s.queued, s.nonEmpty = qc.QueuedCounts(), qc.NonEmptyQueues()
