@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -108,6 +109,35 @@ func TestHoldLock(t *testing.T) {
 			from, free := holdLock(c.from, c.free, c.ta, c.re)
 			assert.InDelta(t, c.wantFrom, from, 1e-15)
 			assert.InDelta(t, c.wantFree, free, 1e-15)
+		})
+	}
+}
+
+// TestPrefetchMarkMeet: a prefetch meets another thread's prefetch of the
+// same instant on a handle's header lock only if that one posted a
+// request (it holds the lock while it waits on the request list); a
+// prefetch that posts one leaves its mark for the others.
+func TestPrefetchMarkMeet(t *testing.T) {
+	const now = 0.091
+	cases := []struct {
+		name      string
+		mark      prefetchMark
+		p         int32
+		posts     bool
+		met       bool
+		markAfter prefetchMark
+	}{
+		{"no mark", prefetchMark{atS: math.Inf(-1)}, 2, true, false, prefetchMark{now, 2}},
+		{"another thread posted this instant", prefetchMark{now, 1}, 2, true, true, prefetchMark{now, 2}},
+		{"another thread posted, this one finds the data", prefetchMark{now, 1}, 2, false, true, prefetchMark{now, 1}},
+		{"the same thread posted", prefetchMark{now, 2}, 2, true, false, prefetchMark{now, 2}},
+		{"another thread posted earlier", prefetchMark{now - 1e-6, 1}, 2, false, false, prefetchMark{now - 1e-6, 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := c.mark
+			assert.Equal(t, c.met, m.meet(now, c.p, c.posts))
+			assert.Equal(t, c.markAfter, m)
 		})
 	}
 }

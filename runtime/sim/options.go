@@ -102,8 +102,10 @@ type Options struct {
 	// StarPUPushRace makes pushes of one simulated instant by different
 	// threads race, as in StarPU over SimGrid: a dm scheduler's decision
 	// does not see the tasks the other threads queue at that instant
-	// (sched.View.PushRace). Off by default: the traced decisions agree
-	// further with it, the grid does not yet (docs/fidelity.md).
+	// (sched.View.PushRace), and, with StarPUDriverLoop, a thread whose
+	// prefetch meets another's on a data header lock spins 1 µs
+	// (racingPrefetch). Off by default: the four machines' rows agree
+	// further with it, the GPU-count what-ifs not yet (docs/fidelity.md).
 	StarPUPushRace bool
 	// NoDriverStall lets a GPU's data requests progress while its driver
 	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as

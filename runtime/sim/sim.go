@@ -152,6 +152,9 @@ type Simulator struct {
 	// and wont_use callbacks not done yet; callbacks the handle of each
 	// wont_use callback, by index.
 	lockFromS, lockFreeS []float64
+	// With Options.StarPUPushRace too: per handle ID, the last prefetch
+	// that posted a request for it.
+	prefMarks []prefetchMark
 	// lockFreeMaxS bounds every lockFreeS from above: no lock is held
 	// after it, so most pushes need not look at their data's locks.
 	lockFreeMaxS float64
@@ -337,6 +340,12 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 		s.lockFromS = make([]float64, len(g.Handles))
 		s.lockFreeS = make([]float64, len(g.Handles))
 		s.threadQ = make([]threadQueue, len(s.workers)+1)
+		if opts.StarPUPushRace {
+			s.prefMarks = make([]prefetchMark, len(g.Handles))
+			for i := range s.prefMarks {
+				s.prefMarks[i].atS = math.Inf(-1)
+			}
+		}
 	}
 	return s, nil
 }

@@ -111,8 +111,11 @@ func (s *Simulator) threadClock(w *worker) *float64 {
 // application thread); with Options.StarPUDriverLoop the push is an item
 // of that thread's queue (threadDue).
 func (s *Simulator) push(arg int) {
+	p := -1
 	if s.threadQ != nil {
-		p, id, reposted := splitThreadArg(arg)
+		var id int32
+		var reposted bool
+		p, id, reposted = splitThreadArg(arg)
 		if !s.threadDue(p, id, reposted, s.m.Costs.TaskPushS) {
 			return
 		}
@@ -129,13 +132,67 @@ func (s *Simulator) push(arg int) {
 	s.view.SetPusher(by)
 	d := s.sched.Push(&t.Task)
 	if d.Prefetch && d.Worker != nil {
-		s.prefetch(t, s.workers[d.Worker.ID])
+		w := s.workers[d.Worker.ID]
+		if s.prefMarks == nil {
+			s.prefetch(t, w)
+		} else {
+			s.racingPrefetch(t, w, p)
+		}
 	}
 	if s.threadQ != nil {
 		s.markWoken(d.Worker)
 	}
 	s.wakeIdle()
 }
+
+// racingPrefetch is prefetch with Options.StarPUPushRace: a prefetch
+// that posts a request holds the data's header lock while it waits on the
+// request list's mutex (_starpu_post_data_request), so another thread's
+// prefetch of that data at the same instant finds it taken, and StarPU's
+// simulated spin lock sleeps spinWaitS before it retries
+// (common/thread.h): thread p's next item waits for it.
+func (s *Simulator) racingPrefetch(t *TaskState, w *worker, p int) {
+	now := s.eng.NowS()
+	spin := false
+	for _, b := range t.Buffers() {
+		if b.Mode&graph.R == 0 {
+			continue
+		}
+		// Not valid there: this prefetch posts a request, holding the lock.
+		r := b.H.Rep(w.Node)
+		if s.prefMarks[b.H.ID()].meet(now, int32(p), r.State() == memory.Invalid || !r.Allocated()) {
+			spin = true
+		}
+	}
+	s.prefetch(t, w)
+	if spin {
+		q := &s.threadQ[p]
+		q.lastEndS = max(q.lastEndS, now+spinWaitS)
+	}
+}
+
+// prefetchMark is a handle's last prefetch that posted a request
+// (Options.StarPUPushRace): when (simulated s), and by which thread.
+type prefetchMark struct {
+	atS float64
+	by  int32
+}
+
+// meet is thread p's prefetch of the handle at nowS, which posts a request
+// (posts) or finds the data there: it reports whether it meets, on the
+// handle's header lock, another thread's prefetch of that instant that
+// posted one, and records its own when it posts.
+func (m *prefetchMark) meet(nowS float64, p int32, posts bool) bool {
+	met := m.atS == nowS && m.by != p
+	if posts {
+		m.atS, m.by = nowS, p
+	}
+	return met
+}
+
+// spinWaitS is what StarPU's simulated spin lock sleeps when it finds the
+// lock taken (starpu_sleep(0.000001) in common/thread.h; simulated s).
+const spinWaitS = 1e-6
 
 // holdLock is the interval a handle's header lock is known held, from
 // fromS to freeS, once a driver also holds it from takeS to releaseS to
