@@ -201,6 +201,13 @@ func (p *fieldParser) int(f recField, nonNeg bool) *int {
 	return &n
 }
 
+// isNaNText reports whether v is how C's printf writes a NaN ("nan",
+// "-nan", any case).
+func isNaNText(v string) bool {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "-")
+	return strings.EqualFold(v, "nan")
+}
+
 // float parses a finite decimal from 0 to max.
 func (p *fieldParser) float(f recField, max float64) *float64 {
 	v, err := strconv.ParseFloat(strings.TrimSpace(f.value), 64)
@@ -316,7 +323,12 @@ func parseTask(fields []recField, file string) (traces.TaskRecord, error) {
 		case "SubmitTime":
 			t.SubmitTime = p.float(f, traces.MaxTimeMs)
 		case "ReadyTime":
-			t.ReadyTime = p.float(f, traces.MaxTimeMs)
+			// starpu_fxt_tool prints a task's ready time even when it never
+			// got one (StarPU 1.3's data acquisitions: "-nan"); it is then
+			// unknown, not an error.
+			if !isNaNText(v) {
+				t.ReadyTime = p.float(f, traces.MaxTimeMs)
+			}
 		case "StartTime":
 			t.StartTime = p.float(f, traces.MaxTimeMs)
 			start = &fields[i]

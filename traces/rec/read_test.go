@@ -241,6 +241,17 @@ func TestReadRecSyntax(t *testing.T) {
 	assert.Equal(t, "WontUse", recs[1].Control)
 	assert.Equal(t, int64(8), *recs[1].JobID)
 
+	// starpu_fxt_tool prints a ready time that never was as C prints a
+	// NaN: unknown, not an error (other times stay errors when NaN).
+	for _, nan := range []string{"-nan", "nan", "NaN", "-NAN"} {
+		recs, err := ReadTasks(strings.NewReader("JobId: 3\nReadyTime: "+nan+"\nStartTime: 2\n"), "x.rec")
+		require.NoError(t, err, nan)
+		assert.Nil(t, recs[0].ReadyTime, nan)
+		assert.Equal(t, 2.0, *recs[0].StartTime)
+	}
+	_, err = ReadTasks(strings.NewReader("ReadyTime: nanx\n"), "x.rec")
+	assert.ErrorContains(t, err, "x.rec:1: ReadyTime")
+
 	// Nothing but comments and blanks: no record.
 	recs, err = ReadTasks(strings.NewReader("# only\n\n#\n"), "x.rec")
 	require.NoError(t, err)
