@@ -195,7 +195,8 @@ func (d *dmda) Push(t *Task) Decision {
 		start := max(st.expStart, now)
 		prev := st.expLen
 		if racing && st.snapUS == now && st.snapBy != by {
-			// Queued here this instant by another thread: not seen yet.
+			// Queued here this instant by another thread: not seen yet
+			// (dmdasd, below, reads its queue itself: not modelled there).
 			start, prev = max(st.snapStart, now), st.snapLen
 		}
 		if d.sortedDec {
