@@ -17,8 +17,11 @@
 //	             write-back, wont_use, tidy, device frees
 //	transfer.go  copies: requests, directions, the drivers' progress passes,
 //	             flows on the network, completion
+//	threadq.go   with the driver loop: each thread's queue of pushes and callbacks
 //	check.go     Options.Check's invariants; result.go the Result; observer.go,
 //	             explain.go, options.go
+//	prefault_*.go, prefetch_*    memory hints for the task slabs and the
+//	             hot reads (no effect on results; prefetch is PREFETCHT0 on amd64)
 //
 // # The life of a task
 //
