@@ -283,9 +283,7 @@ func (s *Simulator) writeBack(r *memory.Replica, then func(freed, gaveBack bool)
 		// StarPU's request creation finds and upgrades the existing request
 		// rather than issuing a second copy of the same data.
 		req.waiters = append(req.waiters, done)
-		if req.level > memory.Fetch {
-			s.upgrade(req, memory.Fetch, req.prio)
-		}
+		s.upgrade(req, memory.Fetch, req.prio) // (a fetch already stays as it is)
 		return
 	}
 	req := s.newRequest(h, r.Node(), 0, memory.Fetch, 0, done)
