@@ -19,10 +19,10 @@ func TestEnsembleFactors(t *testing.T) {
 }
 
 // ensembleArgs is a configuration whose GFlop/s move by a few percent
-// between members: Cholesky under dmdar in 256 MiB GPUs evicts and
+// between members: Cholesky under dmdar in 384 MiB GPUs evicts and
 // reloads constantly, so a copy ending a few microseconds earlier changes
 // which tile a GPU runs next.
-var ensembleArgs = []string{"run", "--calib", "default", "--app", "cholesky", "--sched", "dmdar", "--n", "19200", "--gpu-mem", "256MiB", "--ncpu", "0"}
+var ensembleArgs = []string{"run", "--calib", "default", "--app", "cholesky", "--sched", "dmdar", "--n", "19200", "--gpu-mem", "384MiB", "--ncpu", "0"}
 
 // TestEnsembleMatchesSeparateRuns: each member is the run --pci-bw-scale
 // gives on its own, the summary is that of the members, and the output is

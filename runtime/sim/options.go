@@ -107,6 +107,12 @@ type Options struct {
 	// (racingPrefetch). Off by default: the four machines' rows agree
 	// further with it, the GPU-count what-ifs not yet (docs/fidelity.md).
 	StarPUPushRace bool
+	// StarPURunnerStart starts the first copy of each (source,
+	// destination) pair 1 µs after it could: StarPU's simulator creates
+	// the pair's transfer runner actor then, and every actor sleeps 1 µs
+	// as it starts (_starpu_simgrid_thread_start, a work-around for a
+	// SimGrid bug). Default on.
+	StarPURunnerStart bool
 	// NoDriverStall lets a GPU's data requests progress while its driver
 	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as
 	// in StarPU, the requests that driver handles (copies into its GPU, and
@@ -138,5 +144,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, ExplainTask: -1}
 }

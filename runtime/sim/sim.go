@@ -204,7 +204,7 @@ type Simulator struct {
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
 	preExecCall, noticeCall, execCall                             func(int)
 	arrivedCall, progressCall, wakeCall, wontUseCall              func(int)
-	sendCall, sentCall, hopCall                                   func(int)
+	sendCall, sentCall, hopCall, flowCall                         func(int)
 }
 
 // New prepares a simulation of g on m.
@@ -308,6 +308,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.queuedCall = func(id int) { t := &s.tasks[id]; s.deviceQueued(t.worker, t) }
 	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
 	s.hopCall = s.secondHop
+	s.flowCall = func(idx int) { s.flowNow(s.reqs[idx]) }
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
 	s.preExecCall = func(id int) { t := &s.tasks[id]; s.preExecDue(t.worker, t) }
 	s.noticeCall = func(id int) { t := &s.tasks[id]; s.noticeEnd(t.worker, t) }

@@ -26,6 +26,9 @@ type direction struct {
 	bytes  float64
 	count  int
 	serial []*direction // directions whose copies never overlap with these (issue order)
+	// running: the direction's transfer runner exists (StarPU's simulator
+	// starts one actor per (source, destination) pair at its first copy).
+	running bool
 }
 
 // maxIssued is how many requests of a level a direction may have issued
@@ -392,8 +395,26 @@ func (s *Simulator) waitFor(req *request, o *direction) {
 	}
 }
 
-// flow starts a copy's bytes on the network.
+// runnerStartS is how long StarPU's simulator takes to start a
+// direction's transfer runner: _starpu_simgrid_thread_start sleeps 1 µs
+// before the actor's function runs (simulated s).
+const runnerStartS = 1e-6
+
+// flow starts a copy's bytes on the network. The first copy of a
+// direction starts once its transfer runner has (runnerStartS).
 func (s *Simulator) flow(req *request) {
+	if d := s.dir(req.src, req.dst); !d.running {
+		d.running = true
+		if s.opts.StarPURunnerStart {
+			s.eng.Post(runnerStartS, s.flowCall, req.idx)
+			return
+		}
+	}
+	s.flowNow(req)
+}
+
+// flowNow starts a copy's bytes on the network at once.
+func (s *Simulator) flowNow(req *request) {
 	if s.observed {
 		s.obs.TransferStart(s.eng.NowS(), req.xferID, s.nodes[req.src].Name, s.nodes[req.dst].Name, req.h.Size(), req.kind(), req.h.Spec())
 	}
