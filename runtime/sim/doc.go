@@ -63,8 +63,11 @@
 //	              and TransferQueueS, then
 //	send          the copy waits for those issued before it on its direction and
 //	              on serialized ones, then
-//	flow          its bytes (cost.Model.Payload) go on the network's route;
-//	              the fluid network shares the links and says when it ends
+//	flow          its bytes (cost.Model.Payload) go on the network's route
+//	              (the first copy between two nodes 1 µs later: StarPU's
+//	              simulator starts that pair's transfer actor then,
+//	              Options.StarPURunnerStart); the fluid network shares the
+//	              links and says when it ends
 //	sent          the flow ended; copies waiting for it may flow; the request
 //	              completes when its driver notices (at once, or when the driver
 //	              returns from a synchronous kernel)
