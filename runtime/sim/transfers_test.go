@@ -190,3 +190,47 @@ func runGPUOnly(t *testing.T, host, app string, n int, obs sim.Observer) {
 	_, err = s.Run()
 	require.NoError(t, err)
 }
+
+// firstCopies records each copy's start by "SRC->DST", in order.
+type firstCopies struct {
+	sim.NopObserver
+	starts map[string][]float64
+}
+
+func (o *firstCopies) TransferStart(tS float64, _ uint64, src, dst string, _ int64, _ string, _ *graph.Handle) {
+	o.starts[src+"->"+dst] = append(o.starts[src+"->"+dst], tS)
+}
+
+// TestRunnerStart: the run's first copy starts 1 µs later with
+// Options.StarPURunnerStart (StarPU's simulator creates the transfer
+// actor of a (source, destination) pair for the pair's first copy, and an
+// actor sleeps 1 µs as it starts); everything before it is the same.
+func TestRunnerStart(t *testing.T) {
+	m := calibrate.Default().RuntimeMachine()
+	g, err := models.New("cholesky", models.Options{N: 3840, Block: 960})
+	require.NoError(t, err)
+	first := func(on bool) (string, float64, int) {
+		o := sim.DefaultOptions()
+		o.NCPU, o.StarPURunnerStart = 0, on
+		obs := &firstCopies{starts: map[string][]float64{}}
+		o.Observer = obs
+		s, err := sim.New(m, g, o)
+		require.NoError(t, err)
+		_, err = s.Run()
+		require.NoError(t, err)
+		pair, at, n := "", 0.0, 0
+		for p, st := range obs.starts {
+			n += len(st)
+			if pair == "" || st[0] < at {
+				pair, at = p, st[0]
+			}
+		}
+		return pair, at, n
+	}
+	pOff, atOff, nOff := first(false)
+	pOn, atOn, nOn := first(true)
+	assert.Equal(t, pOff, pOn)
+	assert.InDelta(t, 1e-6, atOn-atOff, 1e-12, "first copy %s at %.9f s without, %.9f s with", pOn, atOff, atOn)
+	assert.Equal(t, nOff, nOn, "copies")
+	assert.True(t, sim.DefaultOptions().StarPURunnerStart, "on by default")
+}
