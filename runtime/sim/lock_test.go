@@ -53,13 +53,35 @@ func TestThreadArg(t *testing.T) {
 	}
 }
 
-func TestLockHeldAt(t *testing.T) {
+// TestLockTakenAt: a thread takes a header lock when it wants it unless a
+// hold covers that instant; then after each hold it meets in turn, 1 µs
+// after its release with the spin (or 1 µs after it wanted it, when the
+// hold ends within its first sleep), as the release without.
+func TestLockTakenAt(t *testing.T) {
 	const us = 1e-6
-	assert.True(t, lockHeldAt(5*us, 15*us, 5*us), "taken at that instant")
-	assert.True(t, lockHeldAt(5*us, 15*us, 10*us))
-	assert.False(t, lockHeldAt(5*us, 15*us, 15*us), "free at that instant")
-	assert.False(t, lockHeldAt(12*us, 22*us, 10*us), "taken later")
-	assert.False(t, lockHeldAt(0, 0, 10*us), "never taken")
+	holds := []lockHold{{5 * us, 15 * us}, {16 * us, 26 * us}, {40 * us, 50 * us}}
+	cases := []struct {
+		name  string
+		holds []lockHold
+		want  float64
+		spin  bool
+		at    float64
+	}{
+		{"never held", nil, 10 * us, true, 10 * us},
+		{"before the first hold", holds, 3 * us, true, 3 * us},
+		{"taken at that instant", holds, 5 * us, false, 15 * us},
+		{"held: taken as it frees, before the next hold", holds, 10 * us, false, 15 * us},
+		{"with the spin: the next hold starts within the handoff", holds, 10 * us, true, 27 * us},
+		{"free at that instant", holds, 26 * us, true, 26 * us},
+		{"in a gap", holds, 30 * us, true, 30 * us},
+		{"the hold ends within the first sleep", []lockHold{{5 * us, 10.5 * us}}, 10 * us, true, 11 * us},
+		{"holds one after the other", []lockHold{{5 * us, 15 * us}, {15 * us, 20 * us}}, 10 * us, false, 20 * us},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.InDelta(t, c.at, lockTakenAt(c.holds, c.want, c.spin), 1e-15)
+		})
+	}
 }
 
 // TestEndNoticedAt: a kernel's end is handled at once when the driver
@@ -85,30 +107,6 @@ func TestEndNoticedAt(t *testing.T) {
 			at, later := endNoticedAt(c.nowS, c.freeS, c.unnoticed)
 			assert.Equal(t, c.wantLater, later)
 			assert.InDelta(t, c.wantS, at, 1e-15)
-		})
-	}
-}
-
-// TestHoldLock: a driver's hold taken while or as the known one is held
-// extends it (the lock passes on, its waiters wait for both); a later one
-// replaces it; one computed for earlier changes nothing.
-func TestHoldLock(t *testing.T) {
-	const us = 1e-6
-	cases := []struct {
-		name               string
-		from, free, ta, re float64
-		wantFrom, wantFree float64
-	}{
-		{"first", 0, 0, 10 * us, 20 * us, 10 * us, 20 * us},
-		{"taken as it frees", 10 * us, 20 * us, 20 * us, 30 * us, 10 * us, 30 * us},
-		{"later, apart", 10 * us, 20 * us, 25 * us, 35 * us, 25 * us, 35 * us},
-		{"earlier", 10 * us, 20 * us, 5 * us, 8 * us, 10 * us, 20 * us},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			from, free := holdLock(c.from, c.free, c.ta, c.re)
-			assert.InDelta(t, c.wantFrom, from, 1e-15)
-			assert.InDelta(t, c.wantFree, free, 1e-15)
 		})
 	}
 }

@@ -92,7 +92,7 @@ type Options struct {
 	// synchronous kernel without the queue cost; a wont_use costs its
 	// callback's submit and push costs (runWontUse); a thread's pushes and
 	// wont_use callbacks run in order (threadq.go), held back by the data
-	// header locks drivers hold to issue copies (holdLock, start); the
+	// header locks drivers hold to issue copies (headerlock.go, start); the
 	// memchunk tidy runs in the pass (progress); a fetch raises the copy
 	// it joins as StarPU raises the task's own request (upgrade). Found
 	// event by event against the peer (docs/fidelity.md). On by default
@@ -113,6 +113,12 @@ type Options struct {
 	// as it starts (_starpu_simgrid_thread_start, a work-around for a
 	// SimGrid bug). Default on.
 	StarPURunnerStart bool
+	// StarPULockSpin hands a data header lock to a thread that waited for
+	// it 1 µs after its release, as StarPU's simulated spin lock does
+	// (common/thread.h: it sleeps 1 µs, then waits for the simulated clock
+	// to move on, which the releasing driver's next progress sleep does).
+	// With Options.StarPUDriverLoop only. Default on.
+	StarPULockSpin bool
 	// NoDriverStall lets a GPU's data requests progress while its driver
 	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as
 	// in StarPU, the requests that driver handles (copies into its GPU, and
@@ -144,5 +150,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, StarPULockSpin: true, ExplainTask: -1}
 }

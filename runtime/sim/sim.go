@@ -145,17 +145,17 @@ type Simulator struct {
 	allocFreeS float64
 	dirs       [][]*direction
 
-	// With Options.StarPUDriverLoop: lockFromS and lockFreeS are, per
-	// handle ID, when a driver took and frees the handle's header lock to
-	// issue a copy (the last such interval, simulated s); threadQ is, per
+	// With Options.StarPUDriverLoop: lockHolds are, per handle ID, the
+	// intervals drivers hold the handle's header lock to issue copies, in
+	// order of start (headerlock.go); threadQ is, per
 	// pushing thread (0: the application's, 1+ID: a worker's), its pushes
 	// and wont_use callbacks not done yet; callbacks the handle of each
 	// wont_use callback, by index.
-	lockFromS, lockFreeS []float64
+	lockHolds [][]lockHold
 	// With Options.StarPUPushRace too: per handle ID, the last prefetch
 	// that posted a request for it.
 	prefMarks []prefetchMark
-	// lockFreeMaxS bounds every lockFreeS from above: no lock is held
+	// lockFreeMaxS bounds every hold's end from above: no lock is held
 	// after it, so most pushes need not look at their data's locks.
 	lockFreeMaxS float64
 	threadQ      []threadQueue
@@ -338,8 +338,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.observed = !nop
 	s.startHetsimPaths()
 	if opts.StarPUDriverLoop {
-		s.lockFromS = make([]float64, len(g.Handles))
-		s.lockFreeS = make([]float64, len(g.Handles))
+		s.lockHolds = make([][]lockHold, len(g.Handles))
 		s.threadQ = make([]threadQueue, len(s.workers)+1)
 		if opts.StarPUPushRace {
 			s.prefMarks = make([]prefetchMark, len(g.Handles))

@@ -194,31 +194,6 @@ func (m *prefetchMark) meet(nowS float64, p int32, posts bool) bool {
 // lock taken (starpu_sleep(0.000001) in common/thread.h; simulated s).
 const spinWaitS = 1e-6
 
-// holdLock is the interval a handle's header lock is known held, from
-// fromS to freeS, once a driver also holds it from takeS to releaseS to
-// issue a copy. The passes compute their issues ahead, so the new hold may
-// come after the known one: taken as the known one frees (or while it is
-// held), it extends it, as the lock then passes from one driver to the
-// next and whoever waits for it waits for both (in the peer's mirage LU
-// dmda N=9600, CUDA1's thread waits 20 µs to push while CUDA2's driver,
-// then CUDA0's, issue copies of A[0][9]); a later one replaces it, and an
-// earlier one (already computed past) changes nothing.
-func holdLock(fromS, freeS, takeS, releaseS float64) (float64, float64) {
-	switch {
-	case takeS < fromS:
-		return fromS, freeS
-	case takeS <= freeS+lockEpsS:
-		return fromS, max(freeS, releaseS)
-	}
-	return takeS, releaseS
-}
-
-// lockHeldAt says whether a header lock held from fromS to freeS is held
-// at t.
-func lockHeldAt(fromS, freeS, t float64) bool {
-	return fromS <= t+lockEpsS && freeS > t+lockEpsS
-}
-
 // lockEpsS absorbs rounding in comparing instants computed along
 // different paths (simulated s; far below any cost).
 const lockEpsS = 1e-10

@@ -125,15 +125,14 @@ func (s *Simulator) itemLockFreeS(id int32, beganS, nowS float64) float64 {
 		return free // every lock was free by then (lockHeldAt)
 	}
 	if id < 0 {
-		hid := s.callbacks[-1-int(id)]
-		if lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], nowS) {
-			free = s.lockFreeS[hid]
+		if at := s.lockWaitS(int(s.callbacks[-1-int(id)]), nowS); at > nowS+lockEpsS {
+			free = at
 		}
 		return free
 	}
 	for _, b := range s.tasks[id].Buffers() {
-		if hid := b.H.ID(); lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], beganS) {
-			free = max(free, s.lockFreeS[hid])
+		if at := s.lockWaitS(b.H.ID(), beganS); at > beganS+lockEpsS {
+			free = max(free, at)
 		}
 	}
 	return free

@@ -350,13 +350,11 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	drv := s.nodes[d.handler]
 	t := max(now, drv.issueFreeS)
 	hid := req.h.ID()
-	if s.lockFreeS != nil {
+	if s.lockHolds != nil {
 		// StarPU issues a copy holding the handle's header lock
 		// (starpu_handle_data_request): another driver's copy of the
 		// same data waits for it.
-		if lockHeldAt(s.lockFromS[hid], s.lockFreeS[hid], t) {
-			t = s.lockFreeS[hid]
-		}
+		t = s.lockWaitS(hid, t)
 	}
 	if allocS > 0 {
 		t = max(t, s.allocFreeS) + allocS
@@ -365,9 +363,8 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	lockFrom := t // (the allocation lets the lock go: _starpu_allocate_interface)
 	t += s.m.Costs.TransferQueueS
 	drv.issueFreeS = t
-	if s.lockFreeS != nil {
-		s.lockFromS[hid], s.lockFreeS[hid] = holdLock(s.lockFromS[hid], s.lockFreeS[hid], lockFrom, t)
-		s.lockFreeMaxS = max(s.lockFreeMaxS, s.lockFreeS[hid])
+	if s.lockHolds != nil {
+		s.holdHeaderLock(hid, lockFrom, t, now)
 	}
 	s.eng.Post(t-now, s.sendCall, req.idx)
 }
