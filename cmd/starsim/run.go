@@ -72,7 +72,7 @@ type runFlags struct {
 	noRunnerStart          bool
 	noLockSpin             bool
 	syrkPrioGEMM           bool
-	pushRace               bool
+	noPushRace             bool
 	explain                string
 	explainTask            int
 	sampleS                float64
@@ -201,7 +201,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.noDriverLoop, "no-starpu-driver-loop", false, "do not time each GPU driver's work as StarPU's CUDA driver loop orders it (its pass over the requests, pop, kernel ends and pushes in turn on one thread; docs/fidelity.md)")
 	fs.BoolVar(&f.noRunnerStart, "no-starpu-runner-start", false, "start the first copy between two memory nodes at once (StarPU's simulator starts it 1 µs late: the actor running that pair's copies is created then and sleeps 1 µs as it starts)")
 	fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "hand a data header lock to a thread that waited for it as it frees (StarPU's simulator hands it over 1 µs later: its spin lock waits for the clock to move on)")
-	fs.BoolVar(&f.pushRace, "starpu-push-race", false, "let pushes of one simulated instant by different threads race, as in StarPU over SimGrid: a dm scheduler's decision does not see what the other threads queue at that instant (docs/fidelity.md)")
+	fs.BoolVar(&f.noPushRace, "no-starpu-push-race", false, "let a dm scheduler's decision see what the other threads queue at the same simulated instant (in StarPU over SimGrid pushes of one instant by different threads race: each decides before the others queue; docs/fidelity.md)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to `FILE`, - for stderr")
 	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only the decisions of task `ID` (its submission index; -1: all)")
@@ -364,7 +364,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUPrefetchJoinLoss = !f.noPrefetchJoinLoss
 	opts.StarPUOwnAtFetch = !f.noOwnAtFetch
 	opts.StarPUDriverLoop = !f.noDriverLoop
-	opts.StarPUPushRace = f.pushRace
+	opts.StarPUPushRace = !f.noPushRace
 	opts.StarPURunnerStart = !f.noRunnerStart
 	opts.StarPULockSpin = !f.noLockSpin
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS

@@ -57,7 +57,7 @@ type sweepFlags struct {
 	ncpu, ncuda, jobs, ib                       int
 	seed                                        uint64
 	double, check                               bool
-	noDriverLoop, syrkPrioGEMM, pushRace        bool
+	noDriverLoop, syrkPrioGEMM, noPushRace      bool
 	noRunnerStart, noLockSpin                   bool
 	sample                                      float64
 	price, csv, json, plot, plotPrice, currency string
@@ -87,7 +87,7 @@ func sweepCmd() *cobra.Command {
 		fs.BoolVar(&f.syrkPrioGEMM, "starpu-1499-syrk-prio", false, "as run --starpu-1499-syrk-prio: Cholesky's SYRK tasks get StarPU 1.4.99's priority")
 		fs.BoolVar(&f.noRunnerStart, "no-starpu-runner-start", false, "as run --no-starpu-runner-start: start the first copy between two memory nodes at once")
 		fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "as run --no-starpu-lock-spin: hand a data header lock to a waiting thread as it frees")
-		fs.BoolVar(&f.pushRace, "starpu-push-race", false, "as run --starpu-push-race: pushes of one simulated instant by different threads race")
+		fs.BoolVar(&f.noPushRace, "no-starpu-push-race", false, "as run --no-starpu-push-race: a dm decision sees what other threads queue at the same instant")
 		fs.Float64Var(&f.sample, "sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of `S` seconds (0: none)")
 		fs.StringVar(&f.price, "price", "", "JSON `FILE` of prices: device model -> price, \"cpu\" -> host price")
 		fs.IntVarP(&f.jobs, "jobs", "j", 0, "`N` parallel runs (default: the machine's cores)")
@@ -195,7 +195,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	o := sim.DefaultOptions()
 	o.NCPU, o.NCUDA, o.Seed, o.Check, o.SampleIntervalS = f.ncpu, f.ncuda, f.seed, f.check, f.sample
 	o.StarPUDriverLoop = !f.noDriverLoop
-	o.StarPUPushRace = f.pushRace
+	o.StarPUPushRace = !f.noPushRace
 	o.StarPURunnerStart = !f.noRunnerStart
 	o.StarPULockSpin = !f.noLockSpin
 	switch d := cost.Durations(f.durations); d {

@@ -83,14 +83,14 @@ func TestProgress(t *testing.T) {
 	assert.False(t, isTerminal(&b))
 }
 
-// TestSweepParityFlags: sweep --no-starpu-driver-loop --starpu-1499-syrk-prio --starpu-push-race
+// TestSweepParityFlags: sweep --no-starpu-driver-loop --starpu-1499-syrk-prio --no-starpu-push-race
 // --no-starpu-runner-start --no-starpu-lock-spin
 // gives each configuration the GFlop/s run gives it with the same flags
 // (dmdas, where the SYRK priority counts), and the flags change the result.
 func TestSweepParityFlags(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.json")
-	flags := []string{"--no-starpu-driver-loop", "--starpu-1499-syrk-prio", "--starpu-push-race", "--no-starpu-runner-start", "--no-starpu-lock-spin"}
+	flags := []string{"--no-starpu-driver-loop", "--starpu-1499-syrk-prio", "--no-starpu-push-race", "--no-starpu-runner-start", "--no-starpu-lock-spin"}
 	code, _, errs := runCLI(append([]string{"sweep", "--n", "3840", "--sched", "dmdas", "--app", "cholesky", "--json", p}, flags...)...)
 	require.Equal(t, 0, code, errs)
 	data, err := os.ReadFile(p)

@@ -104,8 +104,8 @@ type Options struct {
 	// does not see the tasks the other threads queue at that instant
 	// (sched.View.PushRace), and, with StarPUDriverLoop, a thread whose
 	// prefetch meets another's on a data header lock spins 1 µs
-	// (racingPrefetch). Off by default: the four machines' rows agree
-	// further with it, the GPU-count what-ifs not yet (docs/fidelity.md).
+	// (racingPrefetch). On by default: closer to the peer over its grid
+	// and its perturbed and 5/6-GPU what-ifs (docs/fidelity.md).
 	StarPUPushRace bool
 	// StarPURunnerStart starts the first copy of each (source,
 	// destination) pair 1 µs after it could: StarPU's simulator creates
@@ -150,5 +150,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, StarPULockSpin: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, StarPULockSpin: true, StarPUPushRace: true, ExplainTask: -1}
 }
