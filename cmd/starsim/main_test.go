@@ -163,9 +163,11 @@ func TestRunTraces(t *testing.T) {
 	}
 }
 
-// TestReplayReproducesRun: replaying starsim's own tasks.rec under the same
-// scheduler gives the original makespan, exactly: the graph, priorities,
-// wont_use calls and submission order are the same.
+// TestReplayReproducesRun: on the built-in machine, replaying starsim's own
+// tasks.rec under the same scheduler gives the original makespan (to
+// 1e-12): the graph, priorities, wont_use calls and submission order are
+// the same. (Not on every machine: attila's GPU-only Cholesky N=19200 dmda
+// replays 0.8 % longer.)
 func TestReplayReproducesRun(t *testing.T) {
 	for _, sched := range []string{"dmda", "dmdas", "eager"} {
 		dir := t.TempDir()
@@ -180,7 +182,7 @@ func TestReplayReproducesRun(t *testing.T) {
 		require.Equal(t, 0, code, errs)
 		require.NoError(t, json.Unmarshal([]byte(out), &b))
 		assert.Equal(t, a.NTasks, b.NTasks)
-		assert.InEpsilon(t, a.MakespanS, b.MakespanS, 1e-3, sched)
+		assert.InEpsilon(t, a.MakespanS, b.MakespanS, 1e-12, sched)
 	}
 	code, _, errs := runCLI("replay", "testdata/small.platform.xml")
 	assert.Equal(t, 1, code)
