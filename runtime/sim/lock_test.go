@@ -9,8 +9,8 @@ import (
 
 // TestItemEnd: a thread's item (a 1 µs push, a 3 µs wont_use callback)
 // runs when due unless the item before it ended after it was to begin, or
-// a header lock holds it back: a push pushes once the lock is free, a
-// callback ends as the lock frees.
+// a header lock holds it back: a push pushes once it has taken the lock,
+// a callback ends as it takes it (lockTakenAt says when).
 func TestItemEnd(t *testing.T) {
 	const us = 1e-6
 	cases := []struct {

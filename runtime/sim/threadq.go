@@ -100,9 +100,9 @@ func (s *Simulator) threadDue(p int, id int32, reposted bool, costS float64) boo
 // itemEnd decides when a thread's item due to end at endS (it costs
 // costS) ends, and whether that is later: after the thread's previous
 // item if that ended after this one was to begin (lastEndS); else, when a
-// header lock holds it back (lockFreeS: when it frees, 0: none), a push
-// that began before the lock was free pushes once it is, a callback that
-// would end before it ends as it frees.
+// header lock holds it back (lockFreeS: when the item takes it, 0: none),
+// a push that began before then pushes once it has it, a callback that
+// would end before then ends as it takes it.
 func itemEnd(endS, costS, lastEndS, lockFreeS float64, push bool) (float64, bool) {
 	switch {
 	case lastEndS > endS-costS+lockEpsS:
@@ -116,13 +116,13 @@ func itemEnd(endS, costS, lastEndS, lockFreeS float64, push bool) (float64, bool
 }
 
 // itemLockFreeS is, for item id that began at beganS and would end at
-// nowS, when the header locks holding it back are free (0: none): a push
-// waits for any lock held on its task's data when it began, a callback
-// for its data's lock held when it ends.
+// nowS, when it takes the header locks holding it back (0: none;
+// lockWaitS): a push waits for any lock held on its task's data when it
+// began, a callback for its data's lock held when it ends.
 func (s *Simulator) itemLockFreeS(id int32, beganS, nowS float64) float64 {
 	free := 0.0
 	if s.lockFreeMaxS <= min(beganS, nowS)+lockEpsS {
-		return free // every lock was free by then (lockHeldAt)
+		return free // every lock was free by then
 	}
 	if id < 0 {
 		if at := s.lockWaitS(int(s.callbacks[-1-int(id)]), nowS); at > nowS+lockEpsS {
