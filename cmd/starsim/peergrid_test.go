@@ -151,6 +151,7 @@ var driverLoopTraced = []struct{ key, flags string }{
 	{"hannibal-pitch cholesky dmda ncpu=0 N=19200", ""},
 	{"hannibal-pitch cholesky dmdar ncpu=0 N=19200", ""},
 	{"hannibal-pitch cholesky dmdas ncpu=0 N=9600", "--starpu-1499-syrk-prio"},
+	{"attila lu dmda ncpu=0 N=9600", "--starpu-trylock-progress"},
 }
 
 // TestDriverLoopTracedRows checks that the driver loop's models keep

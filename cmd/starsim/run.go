@@ -71,6 +71,7 @@ type runFlags struct {
 	noDriverLoop           bool
 	noRunnerStart          bool
 	noLockSpin             bool
+	trylockProgress        bool
 	syrkPrioGEMM           bool
 	noPushRace             bool
 	explain                string
@@ -201,6 +202,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.noDriverLoop, "no-starpu-driver-loop", false, "do not time each GPU driver's work as StarPU's CUDA driver loop orders it (its pass over the requests, pop, kernel ends and pushes in turn on one thread; docs/fidelity.md)")
 	fs.BoolVar(&f.noRunnerStart, "no-starpu-runner-start", false, "start the first copy between two memory nodes at once (StarPU's simulator starts it 1 µs late: the actor running that pair's copies is created then and sleeps 1 µs as it starts)")
 	fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "hand a data header lock to a thread that waited for it as it frees (StarPU's simulator hands it over 1 µs later: its spin lock waits for the clock to move on)")
+	fs.BoolVar(&f.trylockProgress, "starpu-trylock-progress", false, "a GPU driver that finds a data header lock taken while it acquires a released task's data makes progress passes (issuing the copies whose buffers are there) and tries again, up to 10 times, as StarPU does (docs/fidelity.md)")
 	fs.BoolVar(&f.noPushRace, "no-starpu-push-race", false, "let a dm scheduler's decision see what the other threads queue at the same simulated instant (in StarPU over SimGrid pushes of one instant by different threads race: each decides before the others queue; docs/fidelity.md)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to `FILE`, - for stderr")
@@ -367,6 +369,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUPushRace = !f.noPushRace
 	opts.StarPURunnerStart = !f.noRunnerStart
 	opts.StarPULockSpin = !f.noLockSpin
+	opts.StarPUTrylockProgress = f.trylockProgress
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
 	opts.Durations = cost.Durations(f.durations)
 	if f.explainTask >= len(g.Tasks) {

@@ -58,7 +58,7 @@ type sweepFlags struct {
 	seed                                        uint64
 	double, check                               bool
 	noDriverLoop, syrkPrioGEMM, noPushRace      bool
-	noRunnerStart, noLockSpin                   bool
+	noRunnerStart, noLockSpin, trylockProgress  bool
 	sample                                      float64
 	price, csv, json, plot, plotPrice, currency string
 	shard                                       string
@@ -87,6 +87,7 @@ func sweepCmd() *cobra.Command {
 		fs.BoolVar(&f.syrkPrioGEMM, "starpu-1499-syrk-prio", false, "as run --starpu-1499-syrk-prio: Cholesky's SYRK tasks get StarPU 1.4.99's priority")
 		fs.BoolVar(&f.noRunnerStart, "no-starpu-runner-start", false, "as run --no-starpu-runner-start: start the first copy between two memory nodes at once")
 		fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "as run --no-starpu-lock-spin: hand a data header lock to a waiting thread as it frees")
+		fs.BoolVar(&f.trylockProgress, "starpu-trylock-progress", false, "as run --starpu-trylock-progress: a GPU driver waiting for a data header lock as it acquires a released task's data makes progress passes meanwhile")
 		fs.BoolVar(&f.noPushRace, "no-starpu-push-race", false, "as run --no-starpu-push-race: a dm decision sees what other threads queue at the same instant")
 		fs.Float64Var(&f.sample, "sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of `S` seconds (0: none)")
 		fs.StringVar(&f.price, "price", "", "JSON `FILE` of prices: device model -> price, \"cpu\" -> host price")
@@ -198,6 +199,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	o.StarPUPushRace = !f.noPushRace
 	o.StarPURunnerStart = !f.noRunnerStart
 	o.StarPULockSpin = !f.noLockSpin
+	o.StarPUTrylockProgress = f.trylockProgress
 	switch d := cost.Durations(f.durations); d {
 	case cost.Mean, cost.Normal, cost.Histogram:
 		o.Durations = d

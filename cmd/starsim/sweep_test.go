@@ -83,6 +83,28 @@ func TestProgress(t *testing.T) {
 	assert.False(t, isTerminal(&b))
 }
 
+// TestSweepTrylockProgressFlag: sweep --starpu-trylock-progress gives a
+// configuration the GFlop/s run gives it with the flag (attila, where
+// the flag changes the result).
+func TestSweepTrylockProgressFlag(t *testing.T) {
+	needSharedSampling(t)
+	p := filepath.Join(t.TempDir(), "s.json")
+	cfg := []string{"--starpu", samplingDir, "--host", "attila", "--app", "lu", "--sched", "dmda", "--ncpu", "0", "--n", "9600"}
+	code, _, errs := runCLI(append([]string{"sweep", "--json", p, "--starpu-trylock-progress"}, cfg...)...)
+	require.Equal(t, 0, code, errs)
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	var rows []struct {
+		GFlops float64 `json:"gflops"`
+	}
+	require.NoError(t, json.Unmarshal(data, &rows))
+	require.Len(t, rows, 1)
+	with, _ := runJSONOf(t, append(append([]string{"run"}, cfg...), "--starpu-trylock-progress")...)
+	without, _ := runJSONOf(t, append([]string{"run"}, cfg...)...)
+	assert.Equal(t, with.GFlops, rows[0].GFlops)
+	assert.NotEqual(t, without.GFlops, rows[0].GFlops)
+}
+
 // TestSweepParityFlags: sweep --no-starpu-driver-loop --starpu-1499-syrk-prio --no-starpu-push-race
 // --no-starpu-runner-start --no-starpu-lock-spin
 // gives each configuration the GFlop/s run gives it with the same flags

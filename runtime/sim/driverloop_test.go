@@ -32,3 +32,26 @@ func TestStarPUDriverLoop(t *testing.T) {
 	assert.Equal(t, on, run(true), "deterministic")
 	assert.NotEqual(t, run(false), on)
 }
+
+// TestTrylockProgress: with Options.StarPUTrylockProgress a run keeps
+// every invariant --check verifies (the passes a waiting driver makes
+// allocate nothing and issue copies only into allocated buffers), is
+// deterministic, and times the drivers' copies differently: on the
+// built-in machine LU dmda N=19200 meets taken header locks.
+func TestTrylockProgress(t *testing.T) {
+	cal := calibrate.Default()
+	g, err := models.New("lu", models.Options{N: 19200, Block: 960})
+	require.NoError(t, err)
+	run := func(on bool) float64 {
+		o := sim.DefaultOptions()
+		o.Sched, o.Check, o.StarPUTrylockProgress = "dmda", true, on
+		s, err := sim.New(cal.RuntimeMachine(), g, o)
+		require.NoError(t, err)
+		res, err := s.Run()
+		require.NoError(t, err)
+		return res.MakespanS
+	}
+	on := run(true)
+	assert.Equal(t, on, run(true), "deterministic")
+	assert.NotEqual(t, run(false), on)
+}

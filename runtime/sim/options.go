@@ -119,6 +119,17 @@ type Options struct {
 	// to move on, which the releasing driver's next progress sleep does).
 	// With Options.StarPUDriverLoop only. Default on.
 	StarPULockSpin bool
+	// StarPUTrylockProgress times a GPU driver thread's acquisition of a
+	// released task's data as StarPU does (data_concurrency.c): it tries
+	// each data header lock, and while one is held it makes a progress
+	// pass of its node (without allocating: a pass issues only the copies
+	// whose buffer is there) and tries again, up to 10 times
+	// (STARPU_SPIN_MAXTRY), before it waits for the lock. The copies such a
+	// pass issues go before those of drivers that were waiting for the
+	// lock. With Options.StarPUDriverLoop only. Off by default: it brings
+	// the traced rows closer but the perturbed ones further
+	// (docs/fidelity.md).
+	StarPUTrylockProgress bool
 	// NoDriverStall lets a GPU's data requests progress while its driver
 	// thread waits on a synchronous kernel (Task.SyncGPU). By default, as
 	// in StarPU, the requests that driver handles (copies into its GPU, and

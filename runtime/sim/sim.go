@@ -205,6 +205,9 @@ type Simulator struct {
 	preExecCall, noticeCall, execCall                             func(int)
 	arrivedCall, progressCall, wakeCall, wontUseCall              func(int)
 	sendCall, sentCall, hopCall, flowCall                         func(int)
+	trylockPassCall, trylockRetryCall                             func(int)
+	// noAlloc: the pass under way allocates nothing (trylockPass).
+	noAlloc bool
 }
 
 // New prepares a simulation of g on m.
@@ -314,6 +317,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.noticeCall = func(id int) { t := &s.tasks[id]; s.noticeEnd(t.worker, t) }
 	s.execCall = func(id int) { t := &s.tasks[id]; s.execDue(t.worker, t) }
 	s.wontUseCall = s.wontUseCallback
+	s.trylockPassCall, s.trylockRetryCall = s.trylockPass, s.trylockRetry
 	s.sched = sc
 	weights := sched.DefaultDMWeights
 	if opts.DMWeights != nil {

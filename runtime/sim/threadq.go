@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/starsim/starsim/runtime/machine"
+
 // With Options.StarPUDriverLoop a thread's pushes and wont_use callbacks
 // run one after the other, in the order the thread was given them, and a
 // data header lock a driver holds to issue a copy holds them back: a push
@@ -27,6 +29,11 @@ type threadItem struct {
 	// fired: its first event came while an earlier item was not done;
 	// reposted: it was posted again, so its first event is stale.
 	fired, reposted bool
+	// tries: the item's trylocks that found a header lock taken
+	// (trylockTry); acquired: it has its data's locks, or waits for them
+	// without trying again.
+	tries    uint8
+	acquired bool
 }
 
 // repostedItem marks a re-posted item's event argument (above the thread).
@@ -78,8 +85,12 @@ func (s *Simulator) threadDue(p int, id int32, reposted bool, costS float64) boo
 	}
 	began := now - costS
 	lock := 0.0
-	if q.lastEndS <= began+lockEpsS {
+	if q.lastEndS <= began+lockEpsS && !it.acquired {
 		lock = s.itemLockFreeS(id, began, now)
+	}
+	if lock > 0 && s.trylocks(p, id) {
+		s.trylockTry(p, it, began)
+		return false
 	}
 	if at, later := itemEnd(now, costS, q.lastEndS, lock, id >= 0); later {
 		s.threadRepost(p, it, at)
@@ -161,4 +172,97 @@ func (s *Simulator) threadRepost(p int, it *threadItem, atS float64) {
 		call = s.wontUseCall
 	}
 	s.eng.Post(atS-s.eng.NowS(), call, threadArg(p, it.id, true))
+}
+
+// trylocks reports whether thread p's push id acquires its data as StarPU
+// acquires a released task's data (data_concurrency.c,
+// _starpu_attempt_to_submit_data_request from a job): a trylock of each
+// header lock, and while it is taken a progress pass of the thread's
+// memory nodes (DO_NOT_ALLOC), up to STARPU_SPIN_MAXTRY times, before it
+// waits for the lock. Only a GPU driver's passes issue copies (a CPU
+// worker's or the application's pass only sleeps 1 µs on RAM), so only
+// its pushes are timed this way (Options.StarPUTrylockProgress).
+func (s *Simulator) trylocks(p int, id int32) bool {
+	return s.opts.StarPUTrylockProgress && id >= 0 && p > 0 && s.workers[p-1].Kind == machine.GPUWorker
+}
+
+// trylockMax is StarPU's STARPU_SPIN_MAXTRY: failed trylocks before a
+// thread waits for the lock.
+const trylockMax = 10
+
+// trylockTry is item it (thread p's first) finding a header lock of its
+// data taken at atS: it makes a progress pass of its driver's node.
+func (s *Simulator) trylockTry(p int, it *threadItem, atS float64) {
+	it.tries++
+	w := s.workers[p-1]
+	passS := atS + progressDelayS
+	clock := s.threadClock(w)
+	*clock = max(*clock, passS)
+	s.eng.Post(passS-passLeadS-s.eng.NowS(), s.trylockPassCall, p)
+}
+
+// trylockPass is the progress pass thread p makes while a header lock it
+// wants is taken: it tidies and issues its node's requests without
+// allocating (a request whose buffer is not allocated there waits for the
+// driver's own pass); then the thread tries the lock again once it has
+// issued its copies.
+func (s *Simulator) trylockPass(p int) {
+	w := s.workers[p-1]
+	n := w.Node
+	node := s.nodes[n]
+	now := s.eng.NowS()
+	// The thread is in this item: its copies go now, whatever its clock
+	// holds for the items queued after it. (The pass was posted passLeadS
+	// early to come before the pushes due then; its time is the nominal
+	// one, so that the tries do not drift.)
+	passS := now + passLeadS
+	clock := node.issueFreeS
+	node.issueFreeS = passS
+	if !node.driverStalled {
+		s.tidy(n)
+		s.noAlloc = true
+		s.issueGroup(node.handledIn)
+		for _, d := range node.handledOut {
+			s.issueGroup([]*direction{d})
+		}
+		s.noAlloc = false
+	}
+	at := node.issueFreeS
+	node.issueFreeS = max(clock, at)
+	s.eng.Post(at-now, s.trylockRetryCall, p)
+}
+
+// trylockRetry is thread p's trylock after a pass: its first item takes
+// its data's locks if they are all free now, else tries again; after
+// trylockMax passes it waits for them.
+func (s *Simulator) trylockRetry(p int) {
+	q := &s.threadQ[p]
+	if len(q.items) == 0 {
+		return // (a retry comes only while its item is first)
+	}
+	it := &q.items[0]
+	now := s.eng.NowS()
+	at := now
+	switch {
+	case it.tries >= trylockMax:
+		at = max(now, s.itemLockFreeS(it.id, now, now))
+	case s.itemLockHeldAt(it.id, now):
+		s.trylockTry(p, it, now)
+		return
+	}
+	it.acquired = true
+	s.threadRepost(p, it, at+s.itemCostS(it.id))
+}
+
+// itemLockHeldAt reports whether a header lock of push id's data is held
+// at atS.
+func (s *Simulator) itemLockHeldAt(id int32, atS float64) bool {
+	for _, b := range s.tasks[id].Buffers() {
+		for _, h := range s.lockHolds[b.H.ID()] {
+			if h.fromS <= atS+lockEpsS && h.toS > atS+lockEpsS {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -319,6 +319,9 @@ func (s *Simulator) issue(d *direction, lvl memory.Level) bool {
 			s.joinProtect(req)
 			continue
 		}
+		if s.noAlloc && !req.h.Rep(req.dst).Allocated() {
+			return false // (StarPU's DO_NOT_ALLOC: -ENOMEM)
+		}
 		costS, ok := s.reserve(req.h, req.dst, req.level)
 		if !ok {
 			req.tried = true
