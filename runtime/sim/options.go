@@ -124,9 +124,9 @@ type Options struct {
 	// each data header lock, and while one is held it makes a progress
 	// pass of its node (without allocating: a pass issues only the copies
 	// whose buffer is there) and tries again, up to 10 times
-	// (STARPU_SPIN_MAXTRY), before it waits for the lock. The copies such a
-	// pass issues go before those of drivers that were waiting for the
-	// lock. With Options.StarPUDriverLoop only. Off by default: it brings
+	// (STARPU_SPIN_MAXTRY), before it waits for the lock: its copies of
+	// other data may reach the network before those of the drivers
+	// waiting for that lock. With Options.StarPUDriverLoop only. Off by default: it brings
 	// the traced rows closer but the perturbed ones further
 	// (docs/fidelity.md).
 	StarPUTrylockProgress bool
