@@ -88,21 +88,8 @@ func TestProgress(t *testing.T) {
 // the flag changes the result).
 func TestSweepTrylockProgressFlag(t *testing.T) {
 	needSharedSampling(t)
-	p := filepath.Join(t.TempDir(), "s.json")
-	cfg := []string{"--starpu", samplingDir, "--host", "attila", "--app", "lu", "--sched", "dmda", "--ncpu", "0", "--n", "9600"}
-	code, _, errs := runCLI(append([]string{"sweep", "--json", p, "--starpu-trylock-progress"}, cfg...)...)
-	require.Equal(t, 0, code, errs)
-	data, err := os.ReadFile(p)
-	require.NoError(t, err)
-	var rows []struct {
-		GFlops float64 `json:"gflops"`
-	}
-	require.NoError(t, json.Unmarshal(data, &rows))
-	require.Len(t, rows, 1)
-	with, _ := runJSONOf(t, append(append([]string{"run"}, cfg...), "--starpu-trylock-progress")...)
-	without, _ := runJSONOf(t, append([]string{"run"}, cfg...)...)
-	assert.Equal(t, with.GFlops, rows[0].GFlops)
-	assert.NotEqual(t, without.GFlops, rows[0].GFlops)
+	checkSweepFlags(t, []string{"--starpu", samplingDir, "--host", "attila", "--app", "lu", "--sched", "dmda", "--ncpu", "0", "--n", "9600"},
+		[]string{"--starpu-trylock-progress"})
 }
 
 // TestSweepParityFlags: sweep --no-starpu-driver-loop --starpu-1499-syrk-prio --no-starpu-push-race
@@ -110,10 +97,18 @@ func TestSweepTrylockProgressFlag(t *testing.T) {
 // gives each configuration the GFlop/s run gives it with the same flags
 // (dmdas, where the SYRK priority counts), and the flags change the result.
 func TestSweepParityFlags(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "s.json")
-	flags := []string{"--no-starpu-driver-loop", "--starpu-1499-syrk-prio", "--no-starpu-push-race", "--no-starpu-runner-start", "--no-starpu-lock-spin"}
-	code, _, errs := runCLI(append([]string{"sweep", "--n", "3840", "--sched", "dmdas", "--app", "cholesky", "--json", p}, flags...)...)
+	checkSweepFlags(t, []string{"--n", "3840", "--sched", "dmdas", "--app", "cholesky"},
+		[]string{"--no-starpu-driver-loop", "--starpu-1499-syrk-prio", "--no-starpu-push-race", "--no-starpu-runner-start", "--no-starpu-lock-spin"})
+}
+
+// checkSweepFlags checks that sweep with flags gives the one configuration
+// cfg the GFlop/s run gives it with the same flags, and that the flags
+// change run's result.
+func checkSweepFlags(t *testing.T, cfg, flags []string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.json")
+	args := append(append([]string{"sweep", "--json", p}, cfg...), flags...)
+	code, _, errs := runCLI(args...)
 	require.Equal(t, 0, code, errs)
 	data, err := os.ReadFile(p)
 	require.NoError(t, err)
@@ -122,8 +117,9 @@ func TestSweepParityFlags(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(data, &rows))
 	require.Len(t, rows, 1)
-	with, _ := runJSONOf(t, append([]string{"run", "--n", "3840", "--sched", "dmdas", "--app", "cholesky"}, flags...)...)
-	without, _ := runJSONOf(t, "run", "--n", "3840", "--sched", "dmdas", "--app", "cholesky")
+	run := append([]string{"run"}, cfg...)
+	with, _ := runJSONOf(t, append(append([]string{}, run...), flags...)...)
+	without, _ := runJSONOf(t, run...)
 	assert.Equal(t, with.GFlops, rows[0].GFlops)
 	assert.NotEqual(t, without.GFlops, rows[0].GFlops)
 }

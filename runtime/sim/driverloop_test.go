@@ -19,18 +19,7 @@ func TestStarPUDriverLoop(t *testing.T) {
 	cal := calibrate.Default()
 	g, err := models.New("cholesky", models.Options{N: 5760, Block: 960, Prio: graph.UnboundedPrio})
 	require.NoError(t, err)
-	run := func(loop bool) float64 {
-		o := sim.DefaultOptions()
-		o.Sched, o.Check, o.StarPUDriverLoop = "dmdas", true, loop
-		s, err := sim.New(cal.RuntimeMachine(), g, o)
-		require.NoError(t, err)
-		res, err := s.Run()
-		require.NoError(t, err)
-		return res.MakespanS
-	}
-	on := run(true)
-	assert.Equal(t, on, run(true), "deterministic")
-	assert.NotEqual(t, run(false), on)
+	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.StarPUDriverLoop = "dmdas", on })
 }
 
 // TestTrylockProgress: with Options.StarPUTrylockProgress a run keeps
@@ -42,9 +31,18 @@ func TestTrylockProgress(t *testing.T) {
 	cal := calibrate.Default()
 	g, err := models.New("lu", models.Options{N: 19200, Block: 960})
 	require.NoError(t, err)
+	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.StarPUTrylockProgress = "dmda", on })
+}
+
+// checkOption runs g on cal's machine with --check, the option set sets on
+// and off: on, the run keeps every invariant and is deterministic; off, it
+// gives another makespan.
+func checkOption(t *testing.T, cal *calibrate.File, g *graph.Graph, set func(o *sim.Options, on bool)) {
+	t.Helper()
 	run := func(on bool) float64 {
 		o := sim.DefaultOptions()
-		o.Sched, o.Check, o.StarPUTrylockProgress = "dmda", true, on
+		o.Check = true
+		set(&o, on)
 		s, err := sim.New(cal.RuntimeMachine(), g, o)
 		require.NoError(t, err)
 		res, err := s.Run()

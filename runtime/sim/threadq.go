@@ -246,23 +246,10 @@ func (s *Simulator) trylockRetry(p int) {
 	switch {
 	case it.tries >= trylockMax:
 		at = max(now, s.itemLockFreeS(it.id, now, now))
-	case s.itemLockHeldAt(it.id, now):
+	case s.itemLockFreeS(it.id, now, now) > 0: // (a lock held now)
 		s.trylockTry(p, it, now)
 		return
 	}
 	it.acquired = true
 	s.threadRepost(p, it, at+s.itemCostS(it.id))
-}
-
-// itemLockHeldAt reports whether a header lock of push id's data is held
-// at atS.
-func (s *Simulator) itemLockHeldAt(id int32, atS float64) bool {
-	for _, b := range s.tasks[id].Buffers() {
-		for _, h := range s.lockHolds[b.H.ID()] {
-			if h.fromS <= atS+lockEpsS && h.toS > atS+lockEpsS {
-				return true
-			}
-		}
-	}
-	return false
 }
