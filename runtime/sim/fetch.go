@@ -58,6 +58,15 @@ func (s *Simulator) fetch(h *memory.Handle, n int, lvl memory.Level, prio int, d
 	}
 	if req := s.incomingReq(h, n); req != nil {
 		if !done.none() {
+			if req.wb && req.version != h.Version() {
+				// The write-back of a copy overwritten since leaves n's
+				// copy invalid when it lands: the fetch asks again then
+				// (a two-hop copy's first hop, say, that finds a device
+				// copy evicted home after a task wrote the data
+				// elsewhere).
+				d := done
+				done = after(func() { s.fetch(h, n, lvl, prio, d) })
+			}
 			req.waiters = append(req.waiters, done)
 		}
 		s.upgrade(req, lvl, prio)
