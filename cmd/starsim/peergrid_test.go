@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -37,7 +38,10 @@ var peerGridKnown = map[string]float64{
 	"mirage cholesky dmdas ncpu=9 N=9600":          10.0, // +8.62 %
 	"hannibal cholesky dmdas ncpu=0 N=9600":        5.5,  // -4.54 %
 	"hannibal-pitch cholesky dmdas ncpu=0 N=19200": 5.0,  // +3.65 %
-	"attila+gpus4 cholesky dmda ncpu=0 N=38400":    4.5,  // +3.23 %
+	"attila+gpus4 cholesky dmda ncpu=0 N=38400":    4.5,  // +1.73 %
+	"attila+gpus4 cholesky dmdar ncpu=0 N=19200":   5.5,  // -4.34 %
+	"attila+gpus4 lu dmdar ncpu=0 N=19200":         5.0,  // -4.05 %
+	"attila+gpus4 lu dmdas ncpu=0 N=9600":          5.5,  // +4.56 %
 }
 
 type peerRow struct {
@@ -174,4 +178,63 @@ func TestDriverLoopTracedRows(t *testing.T) {
 		res, _ := runJSONOf(t, append(args, strings.Fields(c.flags)...)...)
 		assert.InDelta(t, r.gflops, res.GFlops, r.gflops*0.0005, "%s %s", c.key, c.flags)
 	}
+}
+
+// peerCopies are the copies per direction of the peer's traced run of
+// attila Cholesky dmda GPU-only N=19200, counted in its paje.trace (the
+// "peer copies" column of `peerdiff --trace --host attila --app cholesky
+// --sched dmda --n 19200`). starsim runs every task of that configuration
+// on the peer's worker.
+const peerCopies = "../../tools/peerdiff/testdata/copies-attila-cholesky-dmda-19200.tsv"
+
+// TestJoinTakeoverCopies checks starsim's copies per direction against the
+// peer's on that configuration: with the join takeover (default) they are
+// the peer's to within one copy in all; without it, tasks' requests from
+// RAM wait behind their copy's first request from a busy GPU-to-GPU link,
+// and more copies go GPU to GPU than the peer's.
+func TestJoinTakeoverCopies(t *testing.T) {
+	needSharedSampling(t)
+	data, err := os.ReadFile(peerCopies)
+	require.NoError(t, err)
+	peer := map[string]int{}
+	for i, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if i == 0 {
+			require.Equal(t, "src\tdst\tcopies", l)
+			continue
+		}
+		c := strings.Split(l, "\t")
+		require.Len(t, c, 3, "%s:%d", peerCopies, i+1)
+		n, err := strconv.Atoi(c[2])
+		require.NoError(t, err, "%s:%d", peerCopies, i+1)
+		peer[c[0]+"->"+c[1]] = n
+	}
+	off := func(flags ...string) int {
+		code, out, errs := runCLI(append([]string{"run", "--starpu", samplingDir, "--host", "attila", "--app", "cholesky",
+			"--sched", "dmda", "--ncpu", "0", "--n", "19200", "--json"}, flags...)...)
+		require.Equal(t, 0, code, errs)
+		var r struct {
+			Transfers []struct {
+				Src       string `json:"src"`
+				Dst       string `json:"dst"`
+				Transfers int    `json:"transfers"`
+			} `json:"transfers"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		ss := map[string]int{}
+		for _, x := range r.Transfers {
+			ss[x.Src+"->"+x.Dst] += x.Transfers
+		}
+		d := 0
+		for k := range peer {
+			d += int(math.Abs(float64(ss[k] - peer[k])))
+		}
+		for k, n := range ss {
+			if _, ok := peer[k]; !ok {
+				d += n
+			}
+		}
+		return d
+	}
+	assert.LessOrEqual(t, off(), 1, "copies off the peer's, in all directions")
+	assert.Greater(t, off("--no-starpu-join-takeover"), 1, "without the takeover")
 }

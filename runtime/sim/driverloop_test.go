@@ -34,6 +34,18 @@ func TestTrylockProgress(t *testing.T) {
 	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.StarPUTrylockProgress = "dmda", on })
 }
 
+// TestJoinTakeover: with Options.StarPUJoinTakeover a run keeps every
+// invariant --check verifies (a copy taken over comes from a valid source
+// and lands once), is deterministic, and differs from the run without:
+// on the built-in machine LU dmda N=19200 has tasks' requests from RAM
+// reached before the first request of their copy, from a GPU.
+func TestJoinTakeover(t *testing.T) {
+	cal := calibrate.Default()
+	g, err := models.New("lu", models.Options{N: 19200, Block: 960})
+	require.NoError(t, err)
+	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.StarPUJoinTakeover = "dmda", on })
+}
+
 // checkOption runs g on cal's machine with --check, the option set sets on
 // and off: on, the run keeps every invariant and is deterministic; off, it
 // gives another makespan.

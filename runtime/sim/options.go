@@ -65,6 +65,19 @@ type Options struct {
 	// pressure, prefetches evict copies that queued tasks still need. On by
 	// default (see DefaultOptions).
 	StarPUPrefetchJoinLoss bool
+	// StarPUJoinTakeover: a task's prefetch request for a copy that another
+	// task's request is to bring, reached by its driver before that request
+	// has been, loads the copy itself, from the source it was posted with,
+	// and the earlier request, reached later, waits for it. StarPU does not
+	// merge the requests of different tasks (coherency.c), each names the
+	// source that was best when it was posted (_starpu_select_src_node),
+	// and the first one its driver handles becomes the copy's load_request
+	// (data_request.c, starpu_handle_data_request). So a copy whose first
+	// request waits behind the pending limit of a GPU-to-GPU link comes
+	// from RAM once RAM has the data and a later task asks for it. With
+	// StarPUPrefetchJoinLoss only (which keeps the tasks' requests apart).
+	// On by default.
+	StarPUJoinTakeover bool
 	// StarPUOwnAtFetch gives a task's copy of data it will write (RW)
 	// ownership when the copy is fetched or prefetched for it, not when the
 	// task ends: StarPU's data request carries the task's access mode, and
@@ -161,5 +174,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, StarPULockSpin: true, StarPUPushRace: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUJoinTakeover: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, StarPULockSpin: true, StarPUPushRace: true, ExplainTask: -1}
 }

@@ -315,6 +315,11 @@ func (s *Simulator) issue(d *direction, lvl memory.Level) bool {
 			return true
 		}
 		if req.join && !s.joinReloads(req) {
+			if l := s.joinTakesOver(req); l != nil {
+				s.joinProtect(req)
+				d.queue[0] = l // issued next, as the request reached
+				continue
+			}
 			d.queue = d.queue[1:]
 			s.joinProtect(req)
 			continue
@@ -607,6 +612,38 @@ func (s *Simulator) joinProtect(j *request) {
 		s.mem.Relist(h, n)
 	}
 	s.freeReqs = append(s.freeReqs, j)
+}
+
+// joinTakesOver is the driver reaching a joined prefetch request j while
+// the request l that brings its copy waits in its queue, not reached yet
+// (Options.StarPUJoinTakeover): l takes j's source and place, at j's
+// priority and at the more urgent of the two levels, and is returned to
+// be issued now; j's task still counts on the copy (joinProtect). nil: j
+// stays a join (l under way or already reached, or j's source no longer
+// holds the data).
+func (s *Simulator) joinTakesOver(j *request) *request {
+	if !s.opts.StarPUJoinTakeover {
+		return nil
+	}
+	h, n := j.h, j.dst
+	l := s.incomingReq(h, n)
+	if l == nil || !l.queued || l.started || l.tried {
+		return nil
+	}
+	if r := h.Rep(j.src); r.State() == memory.Invalid || !r.Allocated() {
+		return nil
+	}
+	od := s.dir(l.src, l.dst)
+	for i, q := range od.queue {
+		if q == l {
+			od.queue = append(od.queue[:i], od.queue[i+1:]...)
+			break
+		}
+	}
+	l.src = j.src
+	l.level = min(l.level, j.level)
+	l.prio = j.prio
+	return l
 }
 
 // joinReloads is the driver reaching a joined prefetch request whose copy
