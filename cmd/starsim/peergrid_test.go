@@ -32,13 +32,11 @@ const (
 // that takes them further fails, one that brings them in lets their
 // bound be lowered.
 var peerGridKnown = map[string]float64{
-	"attila cholesky dmdar ncpu=0 N=28800":         4.5,  // +3.38 %
 	"attila lu dmdar ncpu=0 N=19200":               5.5,  // +4.26 %
 	"mirage cholesky dmdas ncpu=0 N=9600":          9.0,  // -7.81 %
 	"mirage cholesky dmdas ncpu=9 N=9600":          10.0, // +8.62 %
 	"hannibal cholesky dmdas ncpu=0 N=9600":        5.5,  // -4.54 %
 	"hannibal-pitch cholesky dmdas ncpu=0 N=19200": 5.0,  // +3.65 %
-	"attila+gpus4 cholesky dmda ncpu=0 N=38400":    4.5,  // +1.73 %
 	"attila+gpus4 cholesky dmdar ncpu=0 N=19200":   5.5,  // -4.34 %
 	"attila+gpus4 lu dmdar ncpu=0 N=19200":         5.0,  // -4.05 %
 	"attila+gpus4 lu dmdas ncpu=0 N=9600":          5.5,  // +4.56 %

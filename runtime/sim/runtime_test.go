@@ -233,11 +233,10 @@ func TestWorkerCounts(t *testing.T) {
 // and the releasing thread's pushes.)
 // attilaKnownPct bounds the rows known to be further off (%), as
 // cmd/starsim's peerGridKnown does for the whole grid.
-var attilaKnownPct = map[string]float64{
-	// +3.5 %: the peer itself spans 1303 to 1350 GFlop/s under bandwidth
-	// perturbations of 1e-4 (docs/fidelity.md).
-	"dmdar N=28800": 4.5,
-}
+// None now: dmdar N=28800 (+2.1 %; the peer itself spans 1303 to 1350
+// GFlop/s there under bandwidth perturbations of 1e-4, docs/fidelity.md)
+// was the last.
+var attilaKnownPct = map[string]float64{}
 
 func TestAttilaAgainstStarPUSimGrid(t *testing.T) {
 	if testing.Short() {
