@@ -37,8 +37,8 @@ var peerGridKnown = map[string]float64{
 	"mirage cholesky dmdas ncpu=9 N=9600":          10.0, // +8.62 %
 	"hannibal cholesky dmdas ncpu=0 N=9600":        5.5,  // -4.54 %
 	"hannibal-pitch cholesky dmdas ncpu=0 N=19200": 5.0,  // +3.65 %
-	"attila+gpus4 cholesky dmdar ncpu=0 N=19200":   5.5,  // -4.34 %
-	"attila+gpus4 lu dmdar ncpu=0 N=19200":         5.0,  // -4.05 %
+	"mirage lu dmda ncpu=0 N=19200":                4.5,  // +3.24 %
+	"attila+gpus4 cholesky dmdar ncpu=0 N=28800":   5.0,  // -4.04 %
 	"attila+gpus4 lu dmdas ncpu=0 N=9600":          5.5,  // +4.56 %
 }
 
@@ -154,6 +154,8 @@ var driverLoopTraced = []struct{ key, flags string }{
 	{"hannibal-pitch cholesky dmdar ncpu=0 N=19200", ""},
 	{"hannibal-pitch cholesky dmdas ncpu=0 N=9600", "--starpu-1499-syrk-prio"},
 	{"attila lu dmda ncpu=0 N=9600", "--starpu-trylock-progress"},
+	{"attila cholesky dmdar ncpu=0 N=9600", ""},
+	{"hannibal lu dmdas ncpu=0 N=9600", ""},
 }
 
 // TestDriverLoopTracedRows checks that the driver loop's models keep

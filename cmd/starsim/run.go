@@ -68,6 +68,8 @@ type runFlags struct {
 	noPrioClamp            bool
 	noPrefetchJoinLoss     bool
 	noJoinTakeover         bool
+	noPassPlaces           bool
+	noFetchCostAtPost      bool
 	noOwnAtFetch           bool
 	noDriverLoop           bool
 	noRunnerStart          bool
@@ -199,6 +201,8 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")
 	fs.BoolVar(&f.noPrefetchJoinLoss, "no-starpu-prefetch-join-loss", false, "let every task prefetch protect its copy from eviction by other prefetches (StarPU loses the protection of a prefetch that finds the copy already being loaded for another task)")
 	fs.BoolVar(&f.noJoinTakeover, "no-starpu-join-takeover", false, "let a copy come from the source its first request named even when a later task's request for it, from another source, reaches its driver first (StarPU's first request handled loads the copy)")
+	fs.BoolVar(&f.noPassPlaces, "no-starpu-pass-places", false, "let a driver's pass take every request its pending limits allow, a cancelled request taking no place (StarPU's pass takes as many as the limit leaves, cancelled ones included, and comes back to the rest after starting a job whose data is in)")
+	fs.BoolVar(&f.noFetchCostAtPost, "no-starpu-fetch-cost-at-post", false, "start a task's per-buffer fetch cost when its last input lands (StarPU's driver spends it as it posts the fetches)")
 	fs.BoolVar(&f.noOwnAtFetch, "no-starpu-own-at-fetch", false, "let a task's copy of data it writes take ownership when the task ends (StarPU gives it ownership when it is fetched or prefetched: the other copies are invalid and the copy dirty from then on)")
 	fs.BoolVar(&f.noPrioClamp, "no-starpu-prio-clamp", false, "keep task priorities outside the scheduler's range (StarPU clamps them at submission: dmda's and dmdar's 0..0 makes them all 0)")
 	fs.BoolVar(&f.noDriverLoop, "no-starpu-driver-loop", false, "do not time each GPU driver's work as StarPU's CUDA driver loop orders it (its pass over the requests, pop, kernel ends and pushes in turn on one thread; docs/fidelity.md)")
@@ -367,6 +371,8 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUPrioClamp = !f.noPrioClamp
 	opts.StarPUPrefetchJoinLoss = !f.noPrefetchJoinLoss
 	opts.StarPUJoinTakeover = !f.noJoinTakeover
+	opts.StarPUPassPlaces = !f.noPassPlaces
+	opts.StarPUFetchCostAtPost = !f.noFetchCostAtPost
 	opts.StarPUOwnAtFetch = !f.noOwnAtFetch
 	opts.StarPUDriverLoop = !f.noDriverLoop
 	opts.StarPUPushRace = !f.noPushRace

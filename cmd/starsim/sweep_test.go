@@ -92,13 +92,14 @@ func TestSweepTrylockProgressFlag(t *testing.T) {
 		[]string{"--starpu-trylock-progress"})
 }
 
-// TestSweepJoinTakeoverFlag: sweep --no-starpu-join-takeover gives a
-// configuration the GFlop/s run gives it with the flag (attila with a 4th
-// GPU, where the flag changes the result).
+// TestSweepJoinTakeoverFlag: sweep --no-starpu-join-takeover
+// --no-starpu-pass-places --no-starpu-fetch-cost-at-post gives a
+// configuration the GFlop/s run gives it with the flags (attila with a 4th
+// GPU, where they change the result).
 func TestSweepJoinTakeoverFlag(t *testing.T) {
 	needSharedSampling(t)
 	checkSweepFlags(t, []string{"--starpu", samplingDir, "--host", "attila", "--gpus", "4", "--app", "lu", "--sched", "dmdas", "--ncpu", "0", "--n", "9600"},
-		[]string{"--no-starpu-join-takeover"})
+		[]string{"--no-starpu-join-takeover", "--no-starpu-pass-places", "--no-starpu-fetch-cost-at-post"})
 }
 
 // TestSweepParityFlags: sweep --no-starpu-driver-loop --starpu-1499-syrk-prio --no-starpu-push-race

@@ -38,6 +38,9 @@ type memNode struct {
 	// it handles (each costs it the transfer queue cost, one after the
 	// other): simulated seconds.
 	issueFreeS float64
+	// repassPosted: the pass posted is the loop's next iteration's, asked
+	// for by a pass whose places ran out (Options.StarPUPassPlaces).
+	repassPosted bool
 }
 
 // fetch makes h valid on node n, then calls done. A valid copy is a hit; a

@@ -78,6 +78,23 @@ type Options struct {
 	// StarPUPrefetchJoinLoss only (which keeps the tasks' requests apart).
 	// On by default.
 	StarPUJoinTakeover bool
+	// StarPUPassPlaces: a driver's pass over a list of requests takes at
+	// most as many as the pending limit leaves (data_request.c,
+	// __starpu_handle_node_data_requests moves n − npending requests to a
+	// local list before it handles any), a cancelled request (a task's
+	// prefetch that finds its copy loaded or being loaded for another)
+	// taking a place as a copy does; the driver comes back to the rest in
+	// its loop's next iteration (_starpu_cuda_driver_run_once waits only
+	// when its progress did nothing), after starting the job whose data
+	// that pass brought in. With Options.StarPUDriverLoop only. On by
+	// default.
+	StarPUPassPlaces bool
+	// StarPUFetchCostAtPost: the per-buffer cost of a task's fetch
+	// (Machine.Costs.FetchInputPerBufS) runs from when the driver posts
+	// the fetches (coherency.c, _starpu_fetch_task_input sleeps as it
+	// posts them), so data that lands later makes the task ready at once;
+	// off, the cost follows the last input's arrival. On by default.
+	StarPUFetchCostAtPost bool
 	// StarPUOwnAtFetch gives a task's copy of data it will write (RW)
 	// ownership when the copy is fetched or prefetched for it, not when the
 	// task ends: StarPU's data request carries the task's access mode, and
@@ -174,5 +191,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUJoinTakeover: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, StarPULockSpin: true, StarPUPushRace: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUJoinTakeover: true, StarPUPassPlaces: true, StarPUFetchCostAtPost: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, StarPULockSpin: true, StarPUPushRace: true, ExplainTask: -1}
 }

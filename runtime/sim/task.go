@@ -361,6 +361,7 @@ func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
 		s.nodes[pn].Changed()
 	}
 	t.nfetching = 1
+	w.fetchDueS = s.eng.NowS() + s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers()))
 	done := waiter{call: s.arrivedCall, arg: t.ID()}
 	for _, b := range t.Buffers() {
 		h := b.H
@@ -389,12 +390,18 @@ func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
 }
 
 // arrived counts one of task id's inputs in; the last one makes the task
-// ready after the per-buffer fetch cost.
+// ready after the per-buffer fetch cost: once it has run from the fetch's
+// posting (Options.StarPUFetchCostAtPost), else after the arrival.
 func (s *Simulator) arrived(id int) {
 	t := &s.tasks[id]
 	t.nfetching--
 	if t.nfetching == 0 {
-		t.worker.inS = s.eng.NowS()
+		now := s.eng.NowS()
+		t.worker.inS = now
+		if s.opts.StarPUFetchCostAtPost {
+			s.eng.Post(max(0, t.worker.fetchDueS-now), s.readyCall, t.ID())
+			return
+		}
 		s.eng.Post(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers())), s.readyCall, t.ID())
 	}
 }
@@ -435,7 +442,9 @@ func (s *Simulator) inputsReady(w *worker, t *TaskState) {
 			s.wakeDriver(w.Node)
 		}
 		w.execAfter = node.passes
-		if node.progressPosted {
+		if node.progressPosted && !(node.repassPosted && s.eng.NowS()-node.lastPassS <= 2*passLeadS) {
+			// (A pass asked for by the one that has just run is the
+			// loop's next iteration's: the job starts before it.)
 			w.execAfter++
 		}
 		s.execDue(w, t)

@@ -272,6 +272,7 @@ func (s *Simulator) progress(n int) {
 		node.lastPassS = s.eng.NowS()
 	}
 	node.progressPosted = false
+	node.repassPosted = false
 	if node.driverStalled {
 		return
 	}
@@ -307,11 +308,19 @@ func (s *Simulator) issueGroup(ds []*direction) {
 // issue issues d's queued requests of level lvl or more urgent while its
 // pending limits allow: the queue is sorted by level, and a more urgent
 // level has the higher limit, so the first request that cannot go stops the
-// rest. It reports false when memory ran out.
+// rest. With Options.StarPUPassPlaces the pass takes, per level, as many
+// requests as the limit leaves when it reaches that level, cancelled ones
+// included, and asks for the loop's next pass if some are left. It
+// reports false when memory ran out.
 func (s *Simulator) issue(d *direction, lvl memory.Level) bool {
+	places := passPlaces{}
 	for len(d.queue) > 0 {
 		req := d.queue[0]
 		if req.level > lvl || d.issued >= maxIssued(req.level) {
+			return true
+		}
+		if s.opts.StarPUPassPlaces && s.opts.StarPUDriverLoop && !places.take(req.level, d.issued) {
+			s.repass(d.handler)
 			return true
 		}
 		if req.join && !s.joinReloads(req) {
@@ -338,6 +347,36 @@ func (s *Simulator) issue(d *direction, lvl memory.Level) bool {
 		s.start(d, req, costS)
 	}
 	return true
+}
+
+// passPlaces counts the places a pass has left in one direction's list
+// of one level (Options.StarPUPassPlaces).
+type passPlaces struct {
+	level memory.Level
+	left  int
+	set   bool
+}
+
+// take takes a place for a request of level lvl, the direction having
+// issued copies pending; false: the pass has none left for it.
+func (p *passPlaces) take(lvl memory.Level, issued int) bool {
+	if !p.set || p.level != lvl {
+		p.level, p.left, p.set = lvl, maxIssued(lvl)-issued, true
+	}
+	if p.left <= 0 {
+		return false
+	}
+	p.left--
+	return true
+}
+
+// repass asks for node n's driver's next pass, its loop's next iteration,
+// when none is posted yet.
+func (s *Simulator) repass(n int) {
+	if node := s.nodes[n]; !node.progressPosted {
+		s.wakeDriver(n)
+		node.repassPosted = node.progressPosted
+	}
 }
 
 // start issues a copy. The handling driver allocates the destination
@@ -607,7 +646,7 @@ func (s *Simulator) joinProtect(j *request) {
 	// Reached before the copy's own request (a higher priority): StarPU
 	// loads the copy for this one, which counts when the copy lands.
 	first := func() bool { l := s.incomingReq(h, n); return l != nil && l.queued && !l.started && !l.tried }
-	if s.tasks[j.task].prefetched && (landed() || first()) {
+	if j.task >= 0 && s.tasks[j.task].prefetched && (landed() || first()) {
 		s.mem.Protect(h, n)
 		s.mem.Relist(h, n)
 	}
@@ -622,7 +661,7 @@ func (s *Simulator) joinProtect(j *request) {
 // stays a join (l under way or already reached, or j's source no longer
 // holds the data).
 func (s *Simulator) joinTakesOver(j *request) *request {
-	if !s.opts.StarPUJoinTakeover {
+	if !s.opts.StarPUJoinTakeover || j.task < 0 {
 		return nil
 	}
 	h, n := j.h, j.dst
@@ -636,6 +675,15 @@ func (s *Simulator) joinTakesOver(j *request) *request {
 	od := s.dir(l.src, l.dst)
 	for i, q := range od.queue {
 		if q == l {
+			if s.opts.StarPUPassPlaces && s.opts.StarPUDriverLoop {
+				// StarPU's earlier request stays in its list until its
+				// driver reaches it, cancelled then: a request of no
+				// task that takes a place.
+				g := s.newRequest(h, l.src, l.dst, l.level, l.prio, waiter{})
+				g.join, g.task, g.seq, g.queued = true, -1, l.seq, true
+				od.queue[i] = g
+				break
+			}
 			od.queue = append(od.queue[:i], od.queue[i+1:]...)
 			break
 		}
@@ -653,7 +701,7 @@ func (s *Simulator) joinTakesOver(j *request) *request {
 // its task, and reports true; false leaves it a join.
 func (s *Simulator) joinReloads(j *request) bool {
 	h, n := j.h, j.dst
-	if !s.tasks[j.task].prefetched || s.incomingReq(h, n) != nil {
+	if j.task < 0 || !s.tasks[j.task].prefetched || s.incomingReq(h, n) != nil {
 		return false
 	}
 	if r := h.Rep(n); r.State() != memory.Invalid && r.Allocated() {
