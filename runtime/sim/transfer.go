@@ -58,7 +58,9 @@ type request struct {
 	// join: not a copy but task's prefetch of a copy another request
 	// brings (Options.StarPUPrefetchJoinLoss): when the driver reaches
 	// it, it protects the copy if the copy has landed, else nothing
-	// (joinProtect).
+	// (joinProtect), or it loads the copy itself (joinTakesOver). task
+	// -1: the request a takeover replaced, which only takes a place in a
+	// pass (Options.StarPUPassPlaces).
 	join bool
 	task int32
 	// own: a task that will write the data asked for it: the copy takes
@@ -324,14 +326,15 @@ func (s *Simulator) issue(d *direction, lvl memory.Level) bool {
 			return true
 		}
 		if req.join && !s.joinReloads(req) {
-			if l := s.joinTakesOver(req); l != nil {
-				s.joinProtect(req)
-				d.queue[0] = l // issued next, as the request reached
+			l := s.joinTakesOver(req)
+			s.joinProtect(req)
+			if l == nil {
+				d.queue = d.queue[1:]
 				continue
 			}
-			d.queue = d.queue[1:]
-			s.joinProtect(req)
-			continue
+			// Issued now, as the request reached, in its place.
+			d.queue[0] = l
+			req = l
 		}
 		if s.noAlloc && !req.h.Rep(req.dst).Allocated() {
 			return false // (StarPU's DO_NOT_ALLOC: -ENOMEM)
