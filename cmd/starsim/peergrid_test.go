@@ -37,7 +37,6 @@ var peerGridKnown = map[string]float64{
 	"mirage cholesky dmdas ncpu=9 N=9600":          10.0, // +8.62 %
 	"hannibal cholesky dmdas ncpu=0 N=9600":        5.5,  // -4.54 %
 	"hannibal-pitch cholesky dmdas ncpu=0 N=19200": 5.0,  // +3.65 %
-	"mirage lu dmda ncpu=0 N=19200":                4.5,  // +3.24 %
 	"attila+gpus4 cholesky dmdar ncpu=0 N=28800":   5.0,  // -4.04 %
 	"attila+gpus4 lu dmdas ncpu=0 N=9600":          5.5,  // +4.56 %
 }
