@@ -12,62 +12,40 @@ import (
 	"github.com/starsim/starsim/runtime/sim"
 )
 
-// TestStarPUDriverLoop: with Options.StarPUDriverLoop a hybrid run keeps
-// every invariant --check verifies, is deterministic, and times the
-// drivers' work differently from the default.
-func TestStarPUDriverLoop(t *testing.T) {
-	cal := calibrate.Default()
-	g, err := models.New("cholesky", models.Options{N: 5760, Block: 960, Prio: graph.UnboundedPrio})
-	require.NoError(t, err)
-	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.StarPUDriverLoop = "dmdas", on })
-}
-
-// TestTrylockProgress: with Options.StarPUTrylockProgress a run keeps
-// every invariant --check verifies (the passes a waiting driver makes
-// allocate nothing and issue copies only into allocated buffers), is
-// deterministic, and times the drivers' copies differently: on the
-// built-in machine LU dmda N=19200 meets taken header locks.
-func TestTrylockProgress(t *testing.T) {
-	cal := calibrate.Default()
-	g, err := models.New("lu", models.Options{N: 19200, Block: 960})
-	require.NoError(t, err)
-	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.StarPUTrylockProgress = "dmda", on })
-}
-
-// TestJoinTakeover: with Options.StarPUJoinTakeover a run keeps every
-// invariant --check verifies (a copy taken over comes from a valid source
-// and lands once), is deterministic, and differs from the run without:
-// on the built-in machine LU dmda N=19200 has tasks' requests from RAM
-// reached before the first request of their copy, from a GPU.
-func TestJoinTakeover(t *testing.T) {
-	cal := calibrate.Default()
-	g, err := models.New("lu", models.Options{N: 19200, Block: 960})
-	require.NoError(t, err)
-	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.StarPUJoinTakeover = "dmda", on })
-}
-
-// TestPassPlaces: with Options.StarPUPassPlaces a run keeps every
-// invariant --check verifies (a cancelled request that takes a place
-// issues nothing; a pass whose places ran out is followed by another, so
-// nothing is left queued), is deterministic, and differs from the run
-// without: on the built-in machine LU dmda N=19200 has passes that reach
-// cancelled requests.
-func TestPassPlaces(t *testing.T) {
-	cal := calibrate.Default()
-	g, err := models.New("lu", models.Options{N: 19200, Block: 960})
-	require.NoError(t, err)
-	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.StarPUPassPlaces = "dmda", on })
-}
-
-// TestFetchCostAtPost: with Options.StarPUFetchCostAtPost a run keeps
-// every invariant, is deterministic, and differs from the run without
-// (Cholesky dmda N=19200 on the built-in machine has tasks whose data
-// lands after their fetch's per-buffer cost has run).
-func TestFetchCostAtPost(t *testing.T) {
-	cal := calibrate.Default()
-	g, err := models.New("cholesky", models.Options{N: 19200, Block: 960})
-	require.NoError(t, err)
-	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.StarPUFetchCostAtPost = "dmda", on })
+// TestParityOptions runs each option on the built-in machine with
+// --check (checkOption): on, the run keeps every invariant and is
+// deterministic; off, it gives another makespan, on a configuration where
+// the option acts.
+func TestParityOptions(t *testing.T) {
+	for _, c := range []struct {
+		name, app, sched string
+		n                int
+		prio             graph.PrioRange
+		set              func(o *sim.Options, on bool)
+	}{
+		// The driver loop times the drivers' work differently (hybrid).
+		{"StarPUDriverLoop", "cholesky", "dmdas", 5760, graph.UnboundedPrio, func(o *sim.Options, on bool) { o.StarPUDriverLoop = on }},
+		// LU meets taken header locks; the passes a waiting driver makes
+		// allocate nothing and issue copies only into allocated buffers.
+		{"StarPUTrylockProgress", "lu", "dmda", 19200, graph.PrioRange{}, func(o *sim.Options, on bool) { o.StarPUTrylockProgress = on }},
+		// LU has tasks' requests from RAM reached before the first request
+		// of their copy, from a GPU: a copy taken over comes from a valid
+		// source and lands once.
+		{"StarPUJoinTakeover", "lu", "dmda", 19200, graph.PrioRange{}, func(o *sim.Options, on bool) { o.StarPUJoinTakeover = on }},
+		// LU has passes that reach cancelled requests: one that takes a
+		// place issues nothing, and a pass whose places ran out is followed
+		// by another, so nothing is left queued.
+		{"StarPUPassPlaces", "lu", "dmda", 19200, graph.PrioRange{}, func(o *sim.Options, on bool) { o.StarPUPassPlaces = on }},
+		// Cholesky has tasks whose data lands after their fetch's
+		// per-buffer cost has run.
+		{"StarPUFetchCostAtPost", "cholesky", "dmda", 19200, graph.PrioRange{}, func(o *sim.Options, on bool) { o.StarPUFetchCostAtPost = on }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g, err := models.New(c.app, models.Options{N: c.n, Block: 960, Prio: c.prio})
+			require.NoError(t, err)
+			checkOption(t, calibrate.Default(), g, func(o *sim.Options, on bool) { o.Sched = c.sched; c.set(o, on) })
+		})
+	}
 }
 
 // checkOption runs g on cal's machine with --check, the option set sets on

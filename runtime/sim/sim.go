@@ -53,11 +53,12 @@ type worker struct {
 	asleep, woken bool
 	// execAfter is, for the task whose data is in (Options.StarPUDriverLoop),
 	// the count of its node's passes after which its driver executes it;
-	// inS when its last input arrived, and fetchDueS when its fetch's
-	// per-buffer cost ends (Options.StarPUFetchCostAtPost; simulated s).
-	execAfter int
-	inS       float64
-	fetchDueS float64
+	// inS when its last input arrived; fetchPostS when its fetch was
+	// posted and fetchCostS the fetch's per-buffer cost (simulated s).
+	execAfter  int
+	inS        float64
+	fetchPostS float64
+	fetchCostS float64
 	// unnoticed counts the kernels that ended on the device while the
 	// driver thread was busy (Options.StarPUDriverLoop): the driver
 	// notices them when it is free (noticeEnd).

@@ -361,7 +361,7 @@ func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
 		s.nodes[pn].Changed()
 	}
 	t.nfetching = 1
-	w.fetchDueS = s.eng.NowS() + s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers()))
+	w.fetchPostS, w.fetchCostS = s.eng.NowS(), s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers()))
 	done := waiter{call: s.arrivedCall, arg: t.ID()}
 	for _, b := range t.Buffers() {
 		h := b.H
@@ -396,13 +396,13 @@ func (s *Simulator) arrived(id int) {
 	t := &s.tasks[id]
 	t.nfetching--
 	if t.nfetching == 0 {
-		now := s.eng.NowS()
-		t.worker.inS = now
+		w, now := t.worker, s.eng.NowS()
+		w.inS = now
+		delayS := w.fetchCostS
 		if s.opts.StarPUFetchCostAtPost {
-			s.eng.Post(max(0, t.worker.fetchDueS-now), s.readyCall, t.ID())
-			return
+			delayS = max(0, w.fetchPostS+w.fetchCostS-now)
 		}
-		s.eng.Post(s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers())), s.readyCall, t.ID())
+		s.eng.Post(delayS, s.readyCall, t.ID())
 	}
 }
 

@@ -321,7 +321,7 @@ func (s *Simulator) issue(d *direction, lvl memory.Level) bool {
 		if req.level > lvl || d.issued >= maxIssued(req.level) {
 			return true
 		}
-		if s.opts.StarPUPassPlaces && s.opts.StarPUDriverLoop && !places.take(req.level, d.issued) {
+		if s.passPlacesOn() && !places.take(req.level, d.issued) {
 			s.repass(d.handler)
 			return true
 		}
@@ -372,6 +372,10 @@ func (p *passPlaces) take(lvl memory.Level, issued int) bool {
 	p.left--
 	return true
 }
+
+// passPlacesOn: passes count their places (Options.StarPUPassPlaces,
+// which needs the driver loop).
+func (s *Simulator) passPlacesOn() bool { return s.opts.StarPUPassPlaces && s.opts.StarPUDriverLoop }
 
 // repass asks for node n's driver's next pass, its loop's next iteration,
 // when none is posted yet.
@@ -678,7 +682,7 @@ func (s *Simulator) joinTakesOver(j *request) *request {
 	od := s.dir(l.src, l.dst)
 	for i, q := range od.queue {
 		if q == l {
-			if s.opts.StarPUPassPlaces && s.opts.StarPUDriverLoop {
+			if s.passPlacesOn() {
 				// StarPU's earlier request stays in its list until its
 				// driver reaches it, cancelled then: a request of no
 				// task that takes a place.
