@@ -164,7 +164,8 @@ const (
 //	TRSM(k,m) 2nb-2k-m        m == k+1 ? MAX : 0
 //	GEMM(k,m,n) 2nb-2k-m-n    (m == k+1 && n == k+1) ? MAX : 0
 //
-// which give a diagonal GEMM (m = n) the priority 1.4 gives its SYRK.
+// which give a diagonal GEMM (m = n) the priority 1.4 releases give
+// their SYRK.
 func cholesky13(o Options, nb int) (*graph.Graph, error) {
 	f := float64(nb)
 	if err := checkSize("cholesky", nb, f*f*f/6+f*f, f*f/2+f); err != nil {
@@ -226,14 +227,14 @@ func cholesky13(o Options, nb int) (*graph.Graph, error) {
 //	          unbound                 bounded
 //	POTRF(k)  2nb-2k                  MAX
 //	TRSM(k,m) 2nb-2k-m                m == k+1 ? MAX : 0
-//	SYRK(k,n) 2nb-2k-n-n (= 2nb-2k-2n) n == k+1 ? MAX : 0
+//	SYRK(k,n) 2nb-2k-n (releases: 2nb-2k-2n) n == k+1 ? MAX : 0
 //	GEMM(k,m,n) 2nb-2k-m-n            (m == k+1 && n == k+1) ? MAX : 0
 //
-// SYRK's unbound priority is 2nb-2k-2n (StarPU 1.4 releases write
-// "2*nblocks - 2*k - n - n"); with Options.SYRKPrioGEMM it is 2nb-2k-n,
-// as StarPU 1.4.99 (the peer's revision, ../shared/peer) gives it:
-// syrk_priority is gemm_priority(k, n, n), whose m == n case is
-// 2nb-2k-n (its tasks.rec gives SYRK(0, 1) the priority 2nb-1).
+// SYRK's unbound priority is 2nb-2k-n, as StarPU 1.4.99 (revision
+// 3f3cc82a6) gives it: syrk_priority is gemm_priority(k, n, n), whose
+// m == n case is 2nb-2k-n (its tasks.rec gives SYRK(0, 1) the priority
+// 2nb-1). With Options.SYRKPrioRelease it is 2nb-2k-2n, as StarPU 1.4
+// releases write it ("2*nblocks - 2*k - n - n").
 // A GEMM never gets MAX, because GEMMs have m > n >= k+1
 // so the condition m == n == k+1 cannot hold (only SYRK(n=k+1) does). With
 // the 0..0 range of dm, dmda, dmdar, eager and random, MAX is 0 and every
@@ -241,12 +242,12 @@ func cholesky13(o Options, nb int) (*graph.Graph, error) {
 // C arithmetic is unsigned then cast to int; the wrap-around gives the same
 // (possibly negative) values as the signed formulas used here.
 type cholPrio struct {
-	noprio, unbound, syrkGEMM bool
-	max, nb                   int
+	noprio, unbound, syrkRelease bool
+	max, nb                      int
 }
 
 func newCholPrio(o Options, nb int) cholPrio {
-	return cholPrio{noprio: o.NoPrio, unbound: o.Prio.Unbounded(), syrkGEMM: o.SYRKPrioGEMM, max: o.Prio.Max, nb: nb}
+	return cholPrio{noprio: o.NoPrio, unbound: o.Prio.Unbounded(), syrkRelease: o.SYRKPrioRelease, max: o.Prio.Max, nb: nb}
 }
 
 func (p cholPrio) potrf(k int) int {
@@ -275,10 +276,10 @@ func (p cholPrio) syrk(k, n int) int {
 	switch {
 	case p.noprio:
 		return 0
-	case p.unbound && p.syrkGEMM:
-		return 2*p.nb - 2*k - n
-	case p.unbound:
+	case p.unbound && p.syrkRelease:
 		return 2*p.nb - 2*k - n - n
+	case p.unbound:
+		return 2*p.nb - 2*k - n
 	case n == k+1:
 		return p.max
 	}

@@ -57,7 +57,7 @@ func checkListingWith(t *testing.T, app string, o Options, want []wantTask) {
 }
 
 // nb = 3, derived by hand from _cholesky's loop (see Cholesky's comment):
-// 2nb = 6, so under dmdas POTRF 6-2k, TRSM 6-2k-m, SYRK 6-2k-2n, GEMM
+// 2nb = 6, so under dmdas POTRF 6-2k, TRSM 6-2k-m, SYRK 6-2k-n, GEMM
 // 6-2k-m-n; under dmda everything is STARPU_MAX_PRIO = STARPU_DEFAULT_PRIO
 // = 0; under heteroprio MAX = 99 for POTRF, TRSM(m=k+1) and SYRK(n=k+1).
 func TestCholeskySmallListing(t *testing.T) {
@@ -66,13 +66,13 @@ func TestCholeskySmallListing(t *testing.T) {
 		{"POTRF", []string{"A[0][0]:RW"}, 6, 0, 99, nil},
 		{"TRSM", []string{"A[0][0]:R", "A[1][0]:RW"}, 5, 0, 99, nil},                             // m=1
 		{"TRSM", []string{"A[0][0]:R", "A[2][0]:RW"}, 4, 0, 0, []string{"A[0][0]"}},              // m=2, then wont_use(A_kk)
-		{"SYRK", []string{"A[1][0]:R", "A[1][1]:RW"}, 4, 0, 99, nil},                             // n=1
+		{"SYRK", []string{"A[1][0]:R", "A[1][1]:RW"}, 5, 0, 99, nil},                             // n=1
 		{"GEMM", []string{"A[2][0]:R", "A[1][0]:R", "A[2][1]:RW"}, 3, 0, 0, []string{"A[1][0]"}}, // n=1 m=2, then wont_use(A_nk)
-		{"SYRK", []string{"A[2][0]:R", "A[2][2]:RW"}, 2, 0, 0, []string{"A[2][0]"}},              // n=2 (no GEMM)
+		{"SYRK", []string{"A[2][0]:R", "A[2][2]:RW"}, 4, 0, 0, []string{"A[2][0]"}},              // n=2 (no GEMM)
 		// k = 1
 		{"POTRF", []string{"A[1][1]:RW"}, 4, 0, 99, nil},
 		{"TRSM", []string{"A[1][1]:R", "A[2][1]:RW"}, 2, 0, 99, []string{"A[1][1]"}}, // m=2
-		{"SYRK", []string{"A[2][1]:R", "A[2][2]:RW"}, 0, 0, 99, []string{"A[2][1]"}}, // n=2
+		{"SYRK", []string{"A[2][1]:R", "A[2][2]:RW"}, 2, 0, 99, []string{"A[2][1]"}}, // n=2
 		// k = 2: no TRSM, so wont_use(A_22) follows POTRF.
 		{"POTRF", []string{"A[2][2]:RW"}, 2, 0, 99, []string{"A[2][2]"}},
 	}

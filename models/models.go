@@ -75,10 +75,11 @@ type Options struct {
 	// no SYRK task (the diagonal update is a GEMM) and whose priorities
 	// differ (see Cholesky13, LU).
 	Generation generation.Gen
-	// SYRKPrioGEMM gives 1.4's Cholesky SYRK tasks the priority StarPU
-	// 1.4.99's example gives them, its GEMM formula for m == n (2nb-2k-n),
-	// instead of 1.4 releases' 2nb-2k-2n (see cholPrio).
-	SYRKPrioGEMM bool
+	// SYRKPrioRelease gives 1.4's Cholesky SYRK tasks the priority StarPU
+	// 1.4 releases' example writes, 2nb-2k-2n, instead of the one StarPU's
+	// source gives them since (1.4.99), its GEMM formula for m == n,
+	// 2nb-2k-n (see cholPrio).
+	SYRKPrioRelease bool
 	// InnerBlock is QR's inner block size (Chameleon's IB, the rows of
 	// its T tiles); 0 is Chameleon's default, 48. Other applications
 	// ignore it.

@@ -75,7 +75,7 @@ type runFlags struct {
 	noRunnerStart          bool
 	noLockSpin             bool
 	trylockProgress        bool
-	syrkPrioGEMM           bool
+	syrkPrioRelease        bool
 	noPushRace             bool
 	explain                string
 	explainTask            int
@@ -114,13 +114,17 @@ func runCmd(cmdline string) *cobra.Command {
 		fs.IntVar(&f.block, "block", 960, "tile size `B` (N must be a multiple)")
 		fs.BoolVar(&f.double, "double", false, "double-precision tiles (default float)")
 		fs.BoolVar(&f.noPrio, "no-prio", false, "all task priorities 0")
-		fs.BoolVar(&f.syrkPrioGEMM, "starpu-1499-syrk-prio", false, "give Cholesky's SYRK tasks StarPU 1.4.99's priority (2nb-2k-n, its GEMM formula; the peer's revision) instead of 1.4 releases' (2nb-2k-2n)")
+		fs.BoolVar(&f.syrkPrioRelease, "starpu-14-release-syrk-prio", false, "give Cholesky's SYRK tasks StarPU 1.4 releases' priority (2nb-2k-2n) instead of StarPU 1.4.99's (2nb-2k-n, its GEMM formula)")
+		addLegacySYRKPrio(fs)
 		fs.IntVar(&f.ib, "ib", 0, "QR's inner block size `IB` (the rows of its T tiles; default Chameleon's, 48)")
 		fs.StringVar(&f.dag, "dag", "", "run the task graph of `FILE` instead of a built-in application: starsim's JSON format, DOT (DAGGEN, SimGrid) or WfCommons' WfFormat")
 		fs.IntVar(&f.ensemble, "ensemble", 0, "also run the configuration `K`-1 more times with every link bandwidth x1±k·1e-4 (k = 1, 2, ...), and print the median and range of the K runs' GFlop/s: how much the prediction hinges on events microseconds apart (docs/fidelity.md)")
 		fs.StringVar(&f.dagRate, "dag-rate", "", "with --dag: derive durations from the tasks' flops where the file gives none, per arch or kind (`ARCH=FLOPS,...`: cpu=2e10,cuda=7e12)")
 		return func(pos []string, stdout, stderr io.Writer) error {
 			if err := f.parse(fs, stderr); err != nil {
+				return err
+			}
+			if err := legacySYRKPrio(fs, &f.syrkPrioRelease); err != nil {
 				return err
 			}
 			if len(pos) != 0 {
@@ -306,7 +310,7 @@ func (f *runFlags) run(stderr io.Writer, out *outputSet) (*sim.Result, error) {
 	if !ok {
 		return nil, flagError("sched", f.sched, "unknown scheduler (known: %s)", strings.Join(sched.Names(), ", "))
 	}
-	o := models.Options{N: f.n, Block: f.block, Precision: prec, Prio: prio, NoPrio: f.noPrio, InnerBlock: f.ib, SYRKPrioGEMM: f.syrkPrioGEMM}
+	o := models.Options{N: f.n, Block: f.block, Precision: prec, Prio: prio, NoPrio: f.noPrio, InnerBlock: f.ib, SYRKPrioRelease: f.syrkPrioRelease}
 	graph := make(chan built, 1)
 	go func() {
 		g, err := models.New(f.app, o)

@@ -57,7 +57,7 @@ type sweepFlags struct {
 	ncpu, ncuda, jobs, ib                       int
 	seed                                        uint64
 	double, check                               bool
-	noDriverLoop, syrkPrioGEMM, noPushRace      bool
+	noDriverLoop, syrkPrioRelease, noPushRace   bool
 	noRunnerStart, noLockSpin, trylockProgress  bool
 	noJoinTakeover, noPassPlaces, noFetchAtPost bool
 	sample                                      float64
@@ -85,7 +85,8 @@ func sweepCmd() *cobra.Command {
 		fs.IntVar(&f.ib, "ib", 0, "QR's inner block size `IB` (default Chameleon's, 48)")
 		fs.BoolVar(&f.check, "check", false, "verify every run's invariants")
 		fs.BoolVar(&f.noDriverLoop, "no-starpu-driver-loop", false, "as run --no-starpu-driver-loop: do not time each GPU driver's work as StarPU's CUDA driver loop orders it")
-		fs.BoolVar(&f.syrkPrioGEMM, "starpu-1499-syrk-prio", false, "as run --starpu-1499-syrk-prio: Cholesky's SYRK tasks get StarPU 1.4.99's priority")
+		fs.BoolVar(&f.syrkPrioRelease, "starpu-14-release-syrk-prio", false, "as run --starpu-14-release-syrk-prio: Cholesky's SYRK tasks get StarPU 1.4 releases' priority")
+		addLegacySYRKPrio(fs)
 		fs.BoolVar(&f.noRunnerStart, "no-starpu-runner-start", false, "as run --no-starpu-runner-start: start the first copy between two memory nodes at once")
 		fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "as run --no-starpu-lock-spin: hand a data header lock to a waiting thread as it frees")
 		fs.BoolVar(&f.trylockProgress, "starpu-trylock-progress", false, "as run --starpu-trylock-progress: a GPU driver waiting for a data header lock as it acquires a released task's data makes progress passes meanwhile")
@@ -115,6 +116,9 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	if len(pos) != 0 {
 		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
 	}
+	if err := legacySYRKPrio(fs, &f.syrkPrioRelease); err != nil {
+		return err
+	}
 	set := flagsSet(fs)
 	if !set["jobs"] {
 		f.jobs = runtime.NumCPU()
@@ -133,7 +137,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 		}
 		return "--" + flag
 	}
-	plan := &sweep.Plan{Double: f.double, InnerBlock: f.ib, SYRKPrioGEMM: f.syrkPrioGEMM}
+	plan := &sweep.Plan{Double: f.double, InnerBlock: f.ib, SYRKPrioRelease: f.syrkPrioRelease}
 	if err := f.dagPlan(plan, set); err != nil {
 		return err
 	}
@@ -386,7 +390,7 @@ func warnSweepUncalibrated(stderr io.Writer, plan *sweep.Plan) error {
 			}
 			for _, b := range plan.Blocks {
 				prio, _ := prioRange(plan.Scheds[0]) // checked: known
-				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, Prio: prio, Generation: res.Gen, Symbols: res.Symbols(), InnerBlock: plan.InnerBlock, SYRKPrioGEMM: plan.SYRKPrioGEMM})
+				g, err := models.New(app, models.Options{N: 3 * b, Block: b, Precision: prec, Prio: prio, Generation: res.Gen, Symbols: res.Symbols(), InnerBlock: plan.InnerBlock, SYRKPrioRelease: plan.SYRKPrioRelease})
 				if err != nil {
 					return &usageError{strings.TrimPrefix(err.Error(), "models: ")}
 				}
@@ -566,4 +570,34 @@ func sweepMerge(pos []string, out string) error {
 		return err
 	}
 	return atomicfile.Write(out, func(w io.Writer) error { return sweep.WriteCSV(w, rows) })
+}
+
+// legacySYRKFlag is the flag that chose StarPU 1.4.99's SYRK priority when
+// 1.4 releases' was the default. It is hidden and keeps its meaning:
+// --starpu-1499-syrk-prio changes nothing, =false is
+// --starpu-14-release-syrk-prio.
+const legacySYRKFlag = "starpu-1499-syrk-prio"
+
+// addLegacySYRKPrio registers legacySYRKFlag, hidden, on fs.
+func addLegacySYRKPrio(fs *pflag.FlagSet) {
+	fs.Bool(legacySYRKFlag, true, "")
+	_ = fs.MarkHidden(legacySYRKFlag)
+}
+
+// legacySYRKPrio applies legacySYRKFlag to *release (the
+// --starpu-14-release-syrk-prio setting); the two flags may not
+// contradict each other.
+func legacySYRKPrio(fs *pflag.FlagSet, release *bool) error {
+	if !fs.Changed(legacySYRKFlag) {
+		return nil
+	}
+	v, err := fs.GetBool(legacySYRKFlag)
+	if err != nil {
+		return err
+	}
+	if v && *release {
+		return flagError(legacySYRKFlag, v, "contradicts --starpu-14-release-syrk-prio (StarPU 1.4.99's SYRK priority is the default)")
+	}
+	*release = *release || !v
+	return nil
 }

@@ -102,13 +102,13 @@ func TestSweepJoinTakeoverFlag(t *testing.T) {
 		[]string{"--no-starpu-join-takeover", "--no-starpu-pass-places", "--no-starpu-fetch-cost-at-post"})
 }
 
-// TestSweepParityFlags: sweep --no-starpu-driver-loop --starpu-1499-syrk-prio --no-starpu-push-race
+// TestSweepParityFlags: sweep --no-starpu-driver-loop --starpu-14-release-syrk-prio --no-starpu-push-race
 // --no-starpu-runner-start --no-starpu-lock-spin
 // gives each configuration the GFlop/s run gives it with the same flags
 // (dmdas, where the SYRK priority counts), and the flags change the result.
 func TestSweepParityFlags(t *testing.T) {
 	checkSweepFlags(t, []string{"--n", "3840", "--sched", "dmdas", "--app", "cholesky"},
-		[]string{"--no-starpu-driver-loop", "--starpu-1499-syrk-prio", "--no-starpu-push-race", "--no-starpu-runner-start", "--no-starpu-lock-spin"})
+		[]string{"--no-starpu-driver-loop", "--starpu-14-release-syrk-prio", "--no-starpu-push-race", "--no-starpu-runner-start", "--no-starpu-lock-spin"})
 }
 
 // checkSweepFlags checks that sweep with flags gives the one configuration
@@ -132,4 +132,29 @@ func checkSweepFlags(t *testing.T, cfg, flags []string) {
 	without, _ := runJSONOf(t, run...)
 	assert.Equal(t, with.GFlops, rows[0].GFlops)
 	assert.NotEqual(t, without.GFlops, rows[0].GFlops)
+}
+
+// TestLegacySYRKPrioFlag: the hidden --starpu-1499-syrk-prio keeps its
+// meaning for run and sweep: alone it is the default, =false is
+// --starpu-14-release-syrk-prio (which changes dmdas' Cholesky), and with
+// that flag it is an error.
+func TestLegacySYRKPrioFlag(t *testing.T) {
+	for _, cmd := range []string{"run", "sweep"} {
+		t.Run(cmd, func(t *testing.T) {
+			out := func(flags ...string) string {
+				t.Helper()
+				args := append([]string{cmd, "--calib", "default", "--n", "3840", "--sched", "dmdas", "--app", "cholesky"}, flags...)
+				code, out, errs := runCLI(args...)
+				require.Equal(t, 0, code, errs)
+				return out
+			}
+			def, release := out(), out("--starpu-14-release-syrk-prio")
+			require.NotEqual(t, def, release)
+			require.Equal(t, def, out("--starpu-1499-syrk-prio"))
+			require.Equal(t, release, out("--starpu-1499-syrk-prio=false"))
+			code, _, errs := runCLI(cmd, "--calib", "default", "--n", "3840", "--starpu-1499-syrk-prio", "--starpu-14-release-syrk-prio")
+			require.Equal(t, 2, code)
+			require.Contains(t, errs, "--starpu-1499-syrk-prio true: contradicts --starpu-14-release-syrk-prio")
+		})
+	}
 }

@@ -63,10 +63,10 @@ type Plan struct {
 	Double   bool
 	// InnerBlock is QR's inner block size (0: Chameleon's default).
 	InnerBlock int
-	// SYRKPrioGEMM gives Cholesky's SYRK tasks StarPU 1.4.99's priority
-	// (models.Options.SYRKPrioGEMM).
-	SYRKPrioGEMM bool
-	Options      sim.Options
+	// SYRKPrioRelease gives Cholesky's SYRK tasks StarPU 1.4 releases'
+	// priority (models.Options.SYRKPrioRelease).
+	SYRKPrioRelease bool
+	Options         sim.Options
 	// DAGs holds the task graphs read from files: an App that names one
 	// runs it (once per machine and scheduler: it has no block size nor
 	// N). The runs only read them.
@@ -337,7 +337,7 @@ func graphKey(app string, o models.Options) string {
 		syms = append(syms, k+"="+v)
 	}
 	sort.Strings(syms)
-	return fmt.Sprintf("%s|%d|%d|%d|%v|%v|%s|%d|%d|%v|%q", app, o.N, o.Block, o.Precision, o.Prio, o.NoPrio, o.BLASVariant, o.Generation, o.InnerBlock, o.SYRKPrioGEMM, syms)
+	return fmt.Sprintf("%s|%d|%d|%d|%v|%v|%s|%d|%d|%v|%q", app, o.N, o.Block, o.Precision, o.Prio, o.NoPrio, o.BLASVariant, o.Generation, o.InnerBlock, o.SYRKPrioRelease, syms)
 }
 
 // get returns the graph of key, built by build on first use.
@@ -430,7 +430,7 @@ func (p *Plan) modelOptions(j Job, res *generation.Resolution) (models.Options, 
 		return models.Options{}, fmt.Errorf("unknown scheduler %q", j.Sched)
 	}
 	return models.Options{N: j.N, Block: j.Block, Precision: prec, Prio: prio, NoPrio: false, InnerBlock: p.InnerBlock,
-		Generation: res.Gen, Symbols: res.Symbols(), SYRKPrioGEMM: p.SYRKPrioGEMM}, nil
+		Generation: res.Gen, Symbols: res.Symbols(), SYRKPrioRelease: p.SYRKPrioRelease}, nil
 }
 
 // prepare builds job j's graph and simulator on m, and returns them with
