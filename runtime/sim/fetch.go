@@ -41,6 +41,9 @@ type memNode struct {
 	// repassPosted: the pass posted is the loop's next iteration's, asked
 	// for by a pass whose places ran out (Options.StarPUPassPlaces).
 	repassPosted bool
+	// iterPopped: a GPU worker of the node popped since its last pass,
+	// before the repass (one pop per driver loop iteration).
+	iterPopped bool
 }
 
 // fetch makes h valid on node n, then calls done. A valid copy is a hit; a

@@ -85,15 +85,17 @@ type Options struct {
 	// prefetch that finds its copy loaded or being loaded for another)
 	// taking a place as a copy does; the driver comes back to the rest in
 	// its loop's next iteration (_starpu_cuda_driver_run_once waits only
-	// when its progress did nothing), after starting the job whose data
-	// that pass brought in. With Options.StarPUDriverLoop only. On by
-	// default.
+	// when its progress did nothing), after the iteration's pop and the
+	// start of the job whose data is in. With Options.StarPUDriverLoop
+	// only. On by default.
 	StarPUPassPlaces bool
 	// StarPUFetchCostAtPost: the per-buffer cost of a task's fetch
 	// (Machine.Costs.FetchInputPerBufS) runs from when the driver posts
 	// the fetches (coherency.c, _starpu_fetch_task_input sleeps as it
 	// posts them), so data that lands later makes the task ready at once;
-	// off, the cost follows the last input's arrival. On by default.
+	// with Options.StarPUDriverLoop a GPU driver's thread is busy
+	// meanwhile. Off, the cost follows the last input's arrival. On by
+	// default.
 	StarPUFetchCostAtPost bool
 	// StarPUOwnAtFetch gives a task's copy of data it will write (RW)
 	// ownership when the copy is fetched or prefetched for it, not when the

@@ -302,7 +302,7 @@ func (s *Simulator) workerPop(w *worker) {
 			w.asleep, w.woken = false, false
 			s.wakeDriver(w.Node)
 		}
-		if node := s.nodes[w.Node]; node.progressPosted {
+		if node := s.nodes[w.Node]; node.progressPosted && !node.popBeforeRepass() {
 			// Pop right after the pending pass (posted before this).
 			// With Options.StarPUDriverLoop the pass runs just before
 			// the pushes that complete at its instant, the pop after
@@ -338,6 +338,9 @@ func (s *Simulator) workerPop(w *worker) {
 		if s.observed {
 			s.obs.Pop(s.eng.NowS(), &w.Worker, t)
 		}
+		if w.Kind == machine.GPUWorker {
+			s.nodes[w.Node].iterPopped = true
+		}
 		s.accountWait(w)
 		w.held++
 		w.fetching++
@@ -362,6 +365,12 @@ func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
 	}
 	t.nfetching = 1
 	w.fetchPostS, w.fetchCostS = s.eng.NowS(), s.m.Costs.FetchInputPerBufS*float64(distinctBufs(t.Buffers()))
+	if s.opts.StarPUDriverLoop && s.opts.StarPUFetchCostAtPost && w.Kind == machine.GPUWorker {
+		// The driver thread posts the fetches, sleeping the per-buffer
+		// cost: its loop's next pass comes after.
+		node := s.nodes[w.Node]
+		node.issueFreeS = max(w.fetchPostS, node.issueFreeS) + w.fetchCostS
+	}
 	done := waiter{call: s.arrivedCall, arg: t.ID()}
 	for _, b := range t.Buffers() {
 		h := b.H
@@ -442,9 +451,10 @@ func (s *Simulator) inputsReady(w *worker, t *TaskState) {
 			s.wakeDriver(w.Node)
 		}
 		w.execAfter = node.passes
-		if node.progressPosted && !(node.repassPosted && s.eng.NowS()-node.lastPassS <= 2*passLeadS) {
-			// (A pass asked for by the one that has just run is the
-			// loop's next iteration's: the job starts before it.)
+		if node.progressPosted && !(node.repassPosted && (s.eng.NowS()-node.lastPassS <= 2*passLeadS || node.lastPassS <= w.fetchPostS)) {
+			// (A pass asked for by the one that has just run, or by the
+			// one before the task's pop, is the loop's next iteration's:
+			// the job starts before it.)
 			w.execAfter++
 		}
 		s.execDue(w, t)

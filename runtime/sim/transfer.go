@@ -275,6 +275,7 @@ func (s *Simulator) progress(n int) {
 	}
 	node.progressPosted = false
 	node.repassPosted = false
+	node.iterPopped = false
 	if node.driverStalled {
 		return
 	}
@@ -376,6 +377,14 @@ func (p *passPlaces) take(lvl memory.Level, issued int) bool {
 // passPlacesOn: passes count their places (Options.StarPUPassPlaces,
 // which needs the driver loop).
 func (s *Simulator) passPlacesOn() bool { return s.opts.StarPUPassPlaces && s.opts.StarPUDriverLoop }
+
+// popBeforeRepass: the pass posted is a repass, and no GPU worker of the
+// node has popped since the last pass. The driver pops in the iteration
+// of the pass whose places ran out, before the next iteration's pass: in
+// the peer's attila LU dmdar N=19200 at 196.45 ms CUDA1's driver pops,
+// posts its job's fetches (3 µs) and starts the job between its two
+// passes. One pop per iteration: the next waits for the repass.
+func (n *memNode) popBeforeRepass() bool { return n.repassPosted && !n.iterPopped }
 
 // repass asks for node n's driver's next pass, its loop's next iteration,
 // when none is posted yet.
