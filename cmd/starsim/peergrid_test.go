@@ -32,7 +32,7 @@ const (
 // that takes them further fails, one that brings them in lets their
 // bound be lowered.
 var peerGridKnown = map[string]float64{
-	"attila lu dmdar ncpu=0 N=19200":        5.5, // +4.26 %
+	"mirage lu dmdar ncpu=9 N=19200":        4.5, // -3.29 %
 	"hannibal-pitch lu dmda ncpu=0 N=67200": 5.0, // +3.79 %
 	"attila+gpus4 lu dmdas ncpu=0 N=9600":   5.5, // +4.56 %
 }

@@ -69,6 +69,7 @@ type runFlags struct {
 	noPrefetchJoinLoss     bool
 	noJoinTakeover         bool
 	noPassPlaces           bool
+	noAllocOrder           bool
 	noFetchCostAtPost      bool
 	noOwnAtFetch           bool
 	noDriverLoop           bool
@@ -205,6 +206,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")
 	fs.BoolVar(&f.noPrefetchJoinLoss, "no-starpu-prefetch-join-loss", false, "let every task prefetch protect its copy from eviction by other prefetches (StarPU loses the protection of a prefetch that finds the copy already being loaded for another task)")
 	fs.BoolVar(&f.noJoinTakeover, "no-starpu-join-takeover", false, "let a copy come from the source its first request named even when a later task's request for it, from another source, reaches its driver first (StarPU's first request handled loads the copy)")
+	fs.BoolVar(&f.noAllocOrder, "no-starpu-alloc-order", false, "give the device allocation lock to a driver's copies in the order its passes are computed (StarPU's driver takes it when it reaches the allocation, after another driver that asked in between)")
 	fs.BoolVar(&f.noPassPlaces, "no-starpu-pass-places", false, "let a driver's pass take every request its pending limits allow, a cancelled request taking no place (StarPU's pass takes as many as the limit leaves, cancelled ones included, and comes back to the rest after starting a job whose data is in)")
 	fs.BoolVar(&f.noFetchCostAtPost, "no-starpu-fetch-cost-at-post", false, "start a task's per-buffer fetch cost when its last input lands (StarPU's driver spends it as it posts the fetches)")
 	fs.BoolVar(&f.noOwnAtFetch, "no-starpu-own-at-fetch", false, "let a task's copy of data it writes take ownership when the task ends (StarPU gives it ownership when it is fetched or prefetched: the other copies are invalid and the copy dirty from then on)")
@@ -376,6 +378,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUPrefetchJoinLoss = !f.noPrefetchJoinLoss
 	opts.StarPUJoinTakeover = !f.noJoinTakeover
 	opts.StarPUPassPlaces = !f.noPassPlaces
+	opts.StarPUAllocOrder = !f.noAllocOrder
 	opts.StarPUFetchCostAtPost = !f.noFetchCostAtPost
 	opts.StarPUOwnAtFetch = !f.noOwnAtFetch
 	opts.StarPUDriverLoop = !f.noDriverLoop

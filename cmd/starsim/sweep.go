@@ -60,6 +60,7 @@ type sweepFlags struct {
 	noDriverLoop, syrkPrioRelease, noPushRace   bool
 	noRunnerStart, noLockSpin, trylockProgress  bool
 	noJoinTakeover, noPassPlaces, noFetchAtPost bool
+	noAllocOrder                                bool
 	sample                                      float64
 	price, csv, json, plot, plotPrice, currency string
 	shard                                       string
@@ -91,6 +92,7 @@ func sweepCmd() *cobra.Command {
 		fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "as run --no-starpu-lock-spin: hand a data header lock to a waiting thread as it frees")
 		fs.BoolVar(&f.trylockProgress, "starpu-trylock-progress", false, "as run --starpu-trylock-progress: a GPU driver waiting for a data header lock as it acquires a released task's data makes progress passes meanwhile")
 		fs.BoolVar(&f.noJoinTakeover, "no-starpu-join-takeover", false, "as run --no-starpu-join-takeover: a copy comes from the source its first request named")
+		fs.BoolVar(&f.noAllocOrder, "no-starpu-alloc-order", false, "as run --no-starpu-alloc-order: the device allocation lock goes in the order the passes are computed")
 		fs.BoolVar(&f.noPassPlaces, "no-starpu-pass-places", false, "as run --no-starpu-pass-places: a driver's pass takes every request its pending limits allow")
 		fs.BoolVar(&f.noFetchAtPost, "no-starpu-fetch-cost-at-post", false, "as run --no-starpu-fetch-cost-at-post: a task's per-buffer fetch cost starts when its last input lands")
 		fs.BoolVar(&f.noPushRace, "no-starpu-push-race", false, "as run --no-starpu-push-race: a dm decision sees what other threads queue at the same instant")
@@ -210,6 +212,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	o.StarPUTrylockProgress = f.trylockProgress
 	o.StarPUJoinTakeover = !f.noJoinTakeover
 	o.StarPUPassPlaces = !f.noPassPlaces
+	o.StarPUAllocOrder = !f.noAllocOrder
 	o.StarPUFetchCostAtPost = !f.noFetchAtPost
 	switch d := cost.Durations(f.durations); d {
 	case cost.Mean, cost.Normal, cost.Histogram:

@@ -93,13 +93,14 @@ func TestSweepTrylockProgressFlag(t *testing.T) {
 }
 
 // TestSweepJoinTakeoverFlag: sweep --no-starpu-join-takeover
-// --no-starpu-pass-places --no-starpu-fetch-cost-at-post gives a
+// --no-starpu-pass-places --no-starpu-fetch-cost-at-post
+// --no-starpu-alloc-order gives a
 // configuration the GFlop/s run gives it with the flags (attila with a 4th
 // GPU, where they change the result).
 func TestSweepJoinTakeoverFlag(t *testing.T) {
 	needSharedSampling(t)
 	checkSweepFlags(t, []string{"--starpu", samplingDir, "--host", "attila", "--gpus", "4", "--app", "lu", "--sched", "dmdas", "--ncpu", "0", "--n", "9600"},
-		[]string{"--no-starpu-join-takeover", "--no-starpu-pass-places", "--no-starpu-fetch-cost-at-post"})
+		[]string{"--no-starpu-join-takeover", "--no-starpu-pass-places", "--no-starpu-fetch-cost-at-post", "--no-starpu-alloc-order"})
 }
 
 // TestSweepParityFlags: sweep --no-starpu-driver-loop --starpu-14-release-syrk-prio --no-starpu-push-race

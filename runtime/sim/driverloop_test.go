@@ -67,3 +67,20 @@ func checkOption(t *testing.T, cal *calibrate.File, g *graph.Graph, set func(o *
 	assert.Equal(t, on, run(true), "deterministic")
 	assert.NotEqual(t, run(false), on)
 }
+
+// TestAllocOrder: on attila, LU dmdar N=19200 GPU-only, a driver asks for
+// the device allocation lock while another's copy computed before, which
+// reaches its allocation later, would hold it (Options.StarPUAllocOrder):
+// the run keeps its invariants and determinism, and the order changes it.
+func TestAllocOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", "attila")
+	if err != nil {
+		t.Skip("../shared not found")
+	}
+	g, err := models.New("lu", models.Options{N: 19200, Block: 960})
+	require.NoError(t, err)
+	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.NCPU, o.StarPUAllocOrder = "dmdar", 0, on })
+}

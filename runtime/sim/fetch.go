@@ -44,6 +44,9 @@ type memNode struct {
 	// iterPopped: a GPU worker of the node popped since its last pass,
 	// before the repass (one pop per driver loop iteration).
 	iterPopped bool
+	// inflight: the copies the driver issued whose flow has not been
+	// submitted, in issue order (Options.StarPUAllocOrder).
+	inflight []*request
 }
 
 // fetch makes h valid on node n, then calls done. A valid copy is a hit; a
@@ -140,6 +143,7 @@ func (s *Simulator) newRequest(h *memory.Handle, src, dst int, lvl memory.Level,
 	req.waiters, req.wake, req.syncs, req.joins = req.waiters[:0], req.wake[:0], req.syncs[:0], req.joins[:0]
 	req.started, req.wb, req.join, req.own, req.tried, req.queued = false, false, false, false, false, false
 	req.task, req.nwait, req.version, req.xferID, req.payload = 0, 0, h.Version(), 0, 0
+	req.sendAtS, req.lockFromS, req.allocWantS, req.allocS, req.allocDeferred = 0, 0, 0, 0, false
 	if !done.none() {
 		req.waiters = append(req.waiters, done)
 	}

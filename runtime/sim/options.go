@@ -89,6 +89,12 @@ type Options struct {
 	// start of the job whose data is in. With Options.StarPUDriverLoop
 	// only. On by default.
 	StarPUPassPlaces bool
+	// StarPUAllocOrder: a driver takes the device allocation lock (one
+	// for every GPU, StarPU's cuda_alloc_mutex) for a copy when it reaches
+	// the copy's allocation, busy issuing the copies before it until then,
+	// so another driver that asks in between takes it first; off, the
+	// lock goes in the order the passes are computed. On by default.
+	StarPUAllocOrder bool
 	// StarPUFetchCostAtPost: the per-buffer cost of a task's fetch
 	// (Machine.Costs.FetchInputPerBufS) runs from when the driver posts
 	// the fetches (coherency.c, _starpu_fetch_task_input sleeps as it
@@ -193,5 +199,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUJoinTakeover: true, StarPUPassPlaces: true, StarPUFetchCostAtPost: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, StarPULockSpin: true, StarPUPushRace: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUJoinTakeover: true, StarPUPassPlaces: true, StarPUAllocOrder: true, StarPUFetchCostAtPost: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, StarPULockSpin: true, StarPUPushRace: true, ExplainTask: -1}
 }

@@ -207,7 +207,7 @@ type Simulator struct {
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
 	preExecCall, noticeCall, execCall                             func(int)
 	arrivedCall, progressCall, wakeCall, wontUseCall              func(int)
-	sendCall, sentCall, hopCall, flowCall                         func(int)
+	sendCall, sentCall, hopCall, flowCall, allocCall              func(int)
 	trylockPassCall, trylockRetryCall                             func(int)
 	// noAlloc: the pass under way allocates nothing (trylockPass).
 	noAlloc bool
@@ -314,6 +314,7 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.queuedCall = func(id int) { t := &s.tasks[id]; s.deviceQueued(t.worker, t) }
 	s.sendCall, s.sentCall, s.arrivedCall, s.progressCall = s.send, s.sent, s.arrived, s.progress
 	s.hopCall = s.secondHop
+	s.allocCall = s.allocTurn
 	s.flowCall = func(idx int) { s.flowNow(s.reqs[idx]) }
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
 	s.preExecCall = func(id int) { t := &s.tasks[id]; s.preExecDue(t.worker, t) }

@@ -86,6 +86,12 @@ type request struct {
 	version uint64
 	xferID  uint64  // trace id of the copy, once started
 	payload float64 // bytes the flow carries (pitch models may enlarge them)
+	// Once issued: sendAtS when the copy reaches the network, lockFromS
+	// when its allocation ends (its header lock hold's start); with
+	// allocDeferred its driver takes the device allocation lock at
+	// allocWantS, for allocS (Options.StarPUAllocOrder). Simulated s.
+	sendAtS, lockFromS, allocWantS, allocS float64
+	allocDeferred                          bool
 }
 
 // waiter is what runs when a copy completes: a bound call with its
@@ -419,9 +425,20 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 		// same data waits for it.
 		t = s.lockWaitS(hid, t)
 	}
+	deferred := false
 	if allocS > 0 {
-		t = max(t, s.allocFreeS) + allocS
-		s.allocFreeS = t
+		if s.opts.StarPUAllocOrder && t > now+lockEpsS {
+			// The driver reaches the allocation at t, busy until then:
+			// it takes the lock then (allocTurn), after any driver that
+			// asks before. Meanwhile its times assume the lock's
+			// holders known now.
+			deferred = true
+			req.allocWantS, req.allocS = t, allocS
+			t = max(t, s.allocFreeS) + allocS
+		} else {
+			t = max(t, s.allocFreeS) + allocS
+			s.allocFreeS = t
+		}
 	}
 	lockFrom := t // (the allocation lets the lock go: _starpu_allocate_interface)
 	t += s.m.Costs.TransferQueueS
@@ -429,14 +446,86 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	if s.lockHolds != nil {
 		s.holdHeaderLock(hid, lockFrom, t, now)
 	}
+	req.sendAtS, req.lockFromS, req.allocDeferred = t, lockFrom, deferred
+	if s.opts.StarPUAllocOrder {
+		drv.inflight = append(drv.inflight, req)
+	}
+	if deferred {
+		s.eng.Post(req.allocWantS-now, s.allocCall, req.idx)
+	}
 	s.eng.Post(t-now, s.sendCall, req.idx)
+}
+
+// allocTurn is a driver reaching a copy's deferred allocation
+// (Options.StarPUAllocOrder): it takes the device allocation lock, shared
+// by every GPU (StarPU's cuda_alloc_mutex), when it frees. Held longer
+// than foreseen, the copy and the ones its driver issued after it are
+// late by as much.
+func (s *Simulator) allocTurn(idx int) {
+	req := s.reqs[idx]
+	now := s.eng.NowS()
+	if !req.allocDeferred {
+		return
+	}
+	if req.allocWantS > now+lockEpsS { // put back by an earlier copy's wait
+		s.eng.Post(req.allocWantS-now, s.allocCall, idx)
+		return
+	}
+	req.allocDeferred = false
+	end := max(now, s.allocFreeS) + req.allocS
+	s.allocFreeS = end
+	if late := end - req.lockFromS; late > lockEpsS {
+		s.delayIssues(req, late)
+	}
+}
+
+// delayIssues makes req and the copies its driver issued after it late
+// by lateS: their submission to the network, their deferred allocations
+// and header lock holds, and the driver's thread.
+func (s *Simulator) delayIssues(req *request, lateS float64) {
+	drv := s.nodes[s.dir(req.src, req.dst).handler]
+	now := s.eng.NowS()
+	from := -1
+	for i, r := range drv.inflight {
+		if r == req {
+			from = i
+			break
+		}
+	}
+	if from < 0 {
+		return
+	}
+	for _, r := range drv.inflight[from:] {
+		r.sendAtS += lateS
+		r.lockFromS += lateS
+		if r != req && r.allocDeferred {
+			r.allocWantS += lateS
+		}
+		if s.lockHolds != nil {
+			s.holdHeaderLock(r.h.ID(), r.lockFromS, r.sendAtS, now)
+		}
+	}
+	drv.issueFreeS += lateS
 }
 
 // send submits an issued copy to the network: its flow waits for the
 // copies issued before it on its direction and on the serial ones.
 func (s *Simulator) send(idx int) {
 	req := s.reqs[idx]
+	if now := s.eng.NowS(); req.sendAtS > now+lockEpsS { // delayed (delayIssues)
+		s.eng.Post(req.sendAtS-now, s.sendCall, idx)
+		return
+	}
 	d := s.dir(req.src, req.dst)
+	if s.opts.StarPUAllocOrder {
+		drv := s.nodes[d.handler]
+		for i, r := range drv.inflight {
+			if r == req {
+				drv.inflight = append(drv.inflight[:i], drv.inflight[i+1:]...)
+				break
+			}
+		}
+	}
 	s.waitFor(req, d)
 	for _, o := range d.serial {
 		s.waitFor(req, o)
