@@ -574,33 +574,3 @@ func sweepMerge(pos []string, out string) error {
 	}
 	return atomicfile.Write(out, func(w io.Writer) error { return sweep.WriteCSV(w, rows) })
 }
-
-// legacySYRKFlag is the flag that chose StarPU 1.4.99's SYRK priority when
-// 1.4 releases' was the default. It is hidden and keeps its meaning:
-// --starpu-1499-syrk-prio changes nothing, =false is
-// --starpu-14-release-syrk-prio.
-const legacySYRKFlag = "starpu-1499-syrk-prio"
-
-// addLegacySYRKPrio registers legacySYRKFlag, hidden, on fs.
-func addLegacySYRKPrio(fs *pflag.FlagSet) {
-	fs.Bool(legacySYRKFlag, true, "")
-	_ = fs.MarkHidden(legacySYRKFlag)
-}
-
-// legacySYRKPrio applies legacySYRKFlag to *release (the
-// --starpu-14-release-syrk-prio setting); the two flags may not
-// contradict each other.
-func legacySYRKPrio(fs *pflag.FlagSet, release *bool) error {
-	if !fs.Changed(legacySYRKFlag) {
-		return nil
-	}
-	v, err := fs.GetBool(legacySYRKFlag)
-	if err != nil {
-		return err
-	}
-	if v && *release {
-		return flagError(legacySYRKFlag, v, "contradicts --starpu-14-release-syrk-prio (StarPU 1.4.99's SYRK priority is the default)")
-	}
-	*release = *release || !v
-	return nil
-}

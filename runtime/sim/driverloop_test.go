@@ -76,10 +76,7 @@ func TestAllocOrder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", "attila")
-	if err != nil {
-		t.Skip("../shared not found")
-	}
+	cal := sharedCalibration(t, "attila")
 	g, err := models.New("lu", models.Options{N: 19200, Block: 960})
 	require.NoError(t, err)
 	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.NCPU, o.StarPUAllocOrder = "dmdar", 0, on })

@@ -45,10 +45,7 @@ func TestFirstStepCopiesMatchStarPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", "attila")
-	if err != nil {
-		t.Skip("../shared/calibrations not found")
-	}
+	cal := sharedCalibration(t, "attila")
 	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960})
 	require.NoError(t, err)
 	o := sim.DefaultOptions()
@@ -176,10 +173,7 @@ func TestOwnershipAtFetchMatchesStarPU(t *testing.T) {
 // reporting to obs; it skips the test when the calibrations are absent.
 func runGPUOnly(t *testing.T, host, app string, n int, obs sim.Observer) {
 	t.Helper()
-	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", host)
-	if err != nil {
-		t.Skip("../shared/calibrations not found")
-	}
+	cal := sharedCalibration(t, host)
 	g, err := models.New(app, models.Options{N: n, Block: 960})
 	require.NoError(t, err)
 	o := sim.DefaultOptions()
@@ -232,4 +226,15 @@ func TestRunnerStart(t *testing.T) {
 	assert.InDelta(t, 1e-6, atOn-atOff, 1e-12, "first copy %s at %.9f s without, %.9f s with", pOn, atOff, atOn)
 	assert.Equal(t, nOff, nOn, "copies")
 	assert.True(t, sim.DefaultOptions().StarPURunnerStart, "on by default")
+}
+
+// sharedCalibration imports host's StarPU calibration from ../shared, or
+// skips the test when the calibrations are absent.
+func sharedCalibration(t *testing.T, host string) *calibrate.File {
+	t.Helper()
+	cal, _, err := calibrate.Import("../../../shared/calibrations/starpu-sampling", host)
+	if err != nil {
+		t.Skip("../shared/calibrations not found")
+	}
+	return cal
 }
