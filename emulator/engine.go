@@ -35,6 +35,19 @@ type Engine struct {
 	nrun   uint64
 	halted bool
 	free   []*event // recycled posted events
+	// adv are the hooks waiting for the clock to move past their time
+	// (OnAdvance), in order of registration; advMinS is the least of
+	// their times.
+	adv, advDue []advanceHook // (advDue: advance's scratch)
+	advMinS     float64
+	silent      bool // the event running moves no clock its hooks watch (Silent)
+}
+
+// advanceHook is call(arg), due when the clock moves past afterS.
+type advanceHook struct {
+	afterS float64
+	call   func(int)
+	arg    int
 }
 
 // fifoIndex and nextIndex are the indices of an event queued in the
@@ -182,6 +195,46 @@ func (t *Timer) TimeS() float64 { return t.ev.timeS }
 // Halt makes Run return after the current event.
 func (e *Engine) Halt() { e.halted = true }
 
+// OnAdvance runs call(arg) once, when the clock first moves to a time
+// later than afterS (simulated s): after the first event then that is not
+// Silent. It is SimGrid's time-advance signal, which a thread waiting for
+// something that no event announces (StarPU's simulated spin lock) waits
+// on. Hooks due together run in the order they were registered; if no
+// event is left to move the clock, they run at the current time.
+func (e *Engine) OnAdvance(afterS float64, call func(int), arg int) {
+	if len(e.adv) == 0 || afterS < e.advMinS {
+		e.advMinS = afterS
+	}
+	e.adv = append(e.adv, advanceHook{afterS, call, arg})
+}
+
+// Silent marks the event running as no move of the clock for the
+// OnAdvance hooks: an event that only finds it is due later and posts
+// itself again, where the simulated program has no event at all.
+func (e *Engine) Silent() { e.silent = true }
+
+// advance runs the hooks due when the clock moves to atS (or all of them
+// when all is set), keeping the others.
+func (e *Engine) advance(atS float64, all bool) {
+	due, keep, minS := e.advDue[:0], e.adv[:0], math.Inf(1)
+	for _, h := range e.adv {
+		if all || atS > h.afterS {
+			due = append(due, h)
+			continue
+		}
+		keep = append(keep, h)
+		minS = min(minS, h.afterS)
+	}
+	clear(e.adv[len(keep):])
+	e.adv, e.advMinS = keep, minS
+	for _, h := range due {
+		e.nrun++
+		h.call(h.arg) // (it may register hooks: they go to e.adv)
+	}
+	clear(due)
+	e.advDue = due[:0]
+}
+
 // Run executes events in (time, sequence) order until the queue is empty or
 // Halt is called.
 func (e *Engine) Run() {
@@ -207,14 +260,23 @@ func (e *Engine) Run() {
 				ev = e.pop()
 			}
 		} else {
+			if len(e.adv) > 0 {
+				e.advance(e.nowS, true) // nothing else will move the clock
+				continue
+			}
 			break
 		}
 		e.nowS = ev.timeS
 		e.nrun++
+		due := len(e.adv) > 0 && ev.timeS > e.advMinS
+		e.silent = false
 		ev.call(ev.arg)
 		if ev.pooled {
 			ev.call = nil
 			e.free = append(e.free, ev)
+		}
+		if due && !e.silent {
+			e.advance(ev.timeS, false)
 		}
 	}
 }

@@ -266,3 +266,27 @@ func TestEngineRandomDuringRun(t *testing.T) {
 		require.Zero(t, e.Pending())
 	}
 }
+
+// TestOnAdvance: a hook runs once, after the first event later than its
+// time that is not Silent, at that event's time; hooks due together run in
+// the order registered; with no event left, they run at the current time.
+func TestOnAdvance(t *testing.T) {
+	e := NewEngine()
+	var got []int
+	var at []float64
+	hook := func(a int) { got = append(got, a); at = append(at, e.NowS()) }
+	e.Post(1, func(int) {
+		got = append(got, 1)
+		e.OnAdvance(1, hook, 100) // not at 1: the clock has not moved
+		e.OnAdvance(1, hook, 101)
+		e.OnAdvance(2.5, hook, 102)
+	}, 0)
+	e.Post(1, func(int) { got = append(got, 2) }, 0)                            // same instant: no move
+	e.Post(2, func(int) { got = append(got, 3); e.Silent() }, 0)                // silent: no move
+	e.Post(3, func(int) { got = append(got, 4) }, 0)                            // the move: 100, 101, then 102 (3 > 2.5)
+	e.Post(4, func(int) { got = append(got, 5); e.OnAdvance(9, hook, 103) }, 0) // nothing left: at 4
+	e.Run()
+	assert.Equal(t, []int{1, 2, 3, 4, 100, 101, 102, 5, 103}, got)
+	assert.Equal(t, []float64{3, 3, 3, 4}, at)
+	assert.Equal(t, uint64(9), e.EventsRun())
+}
