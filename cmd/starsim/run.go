@@ -75,6 +75,11 @@ type runFlags struct {
 	noDriverLoop           bool
 	noRunnerStart          bool
 	noLockSpin             bool
+	noLockClock            bool
+	noSyncStart            bool
+	noFetchTail            bool
+	noHitExec              bool
+	noHopNotice            bool
 	trylockProgress        bool
 	syrkPrioRelease        bool
 	noPushRace             bool
@@ -214,6 +219,11 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.noDriverLoop, "no-starpu-driver-loop", false, "do not time each GPU driver's work as StarPU's CUDA driver loop orders it (its pass over the requests, pop, kernel ends and pushes in turn on one thread; docs/fidelity.md)")
 	fs.BoolVar(&f.noRunnerStart, "no-starpu-runner-start", false, "start the first copy between two memory nodes at once (StarPU's simulator starts it 1 µs late: the actor running that pair's copies is created then and sleeps 1 µs as it starts)")
 	fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "hand a data header lock to a thread that waited for it as it frees (StarPU's simulator hands it over 1 µs later: its spin lock waits for the clock to move on)")
+	fs.BoolVar(&f.noLockClock, "no-starpu-lock-clock", false, "hand a data header lock to a push or callback that waited past its first 1 µs sleep 1 µs after its release (StarPU's simulated spin lock waits for the simulated clock's next move, which may come later: the releasing driver may go on to its next copy)")
+	fs.BoolVar(&f.noSyncStart, "no-starpu-sync-start", false, "start a synchronous GPU kernel (LU's GETRF, Cholesky's POTRF) as soon as the kernel before it ends (StarPU's driver runs it once it has pushed the tasks that end released and run their callbacks)")
+	fs.BoolVar(&f.noFetchTail, "no-starpu-fetch-tail", false, "let a GPU driver execute a job without taking its data's header locks (StarPU takes each one first, and waits for one another driver's copy holds)")
+	fs.BoolVar(&f.noHitExec, "no-starpu-hit-exec", false, "execute a job whose data was all on its GPU at the pop after its driver's next pass (StarPU executes it before that pass)")
+	fs.BoolVar(&f.noHopNotice, "no-starpu-hop-notice", false, "post the second hop of a GPU-to-GPU copy through RAM as the first lands (StarPU posts it when the first hop's driver notices the end: its next pass, or when it has issued the copies of the pass it is in)")
 	fs.BoolVar(&f.trylockProgress, "starpu-trylock-progress", false, "a GPU driver that finds a data header lock taken while it acquires a released task's data makes progress passes (issuing the copies whose buffers are there) and tries again, up to 10 times, as StarPU does (docs/fidelity.md)")
 	fs.BoolVar(&f.noPushRace, "no-starpu-push-race", false, "let a dm scheduler's decision see what the other threads queue at the same simulated instant (in StarPU over SimGrid pushes of one instant by different threads race: each decides before the others queue; docs/fidelity.md)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
@@ -385,6 +395,11 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUPushRace = !f.noPushRace
 	opts.StarPURunnerStart = !f.noRunnerStart
 	opts.StarPULockSpin = !f.noLockSpin
+	opts.StarPULockClock = !f.noLockClock
+	opts.StarPUSyncStart = !f.noSyncStart
+	opts.StarPUFetchTail = !f.noFetchTail
+	opts.StarPUHitExec = !f.noHitExec
+	opts.StarPUHopNotice = !f.noHopNotice
 	opts.StarPUTrylockProgress = f.trylockProgress
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
 	opts.Durations = cost.Durations(f.durations)

@@ -60,7 +60,8 @@ type sweepFlags struct {
 	noDriverLoop, syrkPrioRelease, noPushRace   bool
 	noRunnerStart, noLockSpin, trylockProgress  bool
 	noJoinTakeover, noPassPlaces, noFetchAtPost bool
-	noAllocOrder                                bool
+	noAllocOrder, noLockClock, noSyncStart      bool
+	noFetchTail, noHitExec, noHopNotice         bool
 	sample                                      float64
 	price, csv, json, plot, plotPrice, currency string
 	shard                                       string
@@ -90,6 +91,11 @@ func sweepCmd() *cobra.Command {
 		addLegacySYRKPrio(fs)
 		fs.BoolVar(&f.noRunnerStart, "no-starpu-runner-start", false, "as run --no-starpu-runner-start: start the first copy between two memory nodes at once")
 		fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "as run --no-starpu-lock-spin: hand a data header lock to a waiting thread as it frees")
+		fs.BoolVar(&f.noLockClock, "no-starpu-lock-clock", false, "as run --no-starpu-lock-clock: a push or callback waiting for a data header lock takes it 1 µs after its release")
+		fs.BoolVar(&f.noSyncStart, "no-starpu-sync-start", false, "as run --no-starpu-sync-start: a synchronous GPU kernel starts as soon as the kernel before it ends")
+		fs.BoolVar(&f.noFetchTail, "no-starpu-fetch-tail", false, "as run --no-starpu-fetch-tail: a GPU driver executes a job without taking its data's header locks")
+		fs.BoolVar(&f.noHitExec, "no-starpu-hit-exec", false, "as run --no-starpu-hit-exec: a job whose data was all on its GPU at the pop waits for its driver's next pass")
+		fs.BoolVar(&f.noHopNotice, "no-starpu-hop-notice", false, "as run --no-starpu-hop-notice: the second hop of a GPU-to-GPU copy through RAM is posted as the first lands")
 		fs.BoolVar(&f.trylockProgress, "starpu-trylock-progress", false, "as run --starpu-trylock-progress: a GPU driver waiting for a data header lock as it acquires a released task's data makes progress passes meanwhile")
 		fs.BoolVar(&f.noJoinTakeover, "no-starpu-join-takeover", false, "as run --no-starpu-join-takeover: a copy comes from the source its first request named")
 		fs.BoolVar(&f.noAllocOrder, "no-starpu-alloc-order", false, "as run --no-starpu-alloc-order: the device allocation lock goes in the order the passes are computed")
@@ -209,6 +215,11 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	o.StarPUPushRace = !f.noPushRace
 	o.StarPURunnerStart = !f.noRunnerStart
 	o.StarPULockSpin = !f.noLockSpin
+	o.StarPULockClock = !f.noLockClock
+	o.StarPUSyncStart = !f.noSyncStart
+	o.StarPUFetchTail = !f.noFetchTail
+	o.StarPUHitExec = !f.noHitExec
+	o.StarPUHopNotice = !f.noHopNotice
 	o.StarPUTrylockProgress = f.trylockProgress
 	o.StarPUJoinTakeover = !f.noJoinTakeover
 	o.StarPUPassPlaces = !f.noPassPlaces

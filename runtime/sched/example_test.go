@@ -92,7 +92,7 @@ func Example_dataAwareScheduler() {
 	}
 	fmt.Println("locality copies less than eager:", bytes["locality"] < bytes["eager"])
 	// Output:
-	// eager: 364 tasks on CUDA0 99 CUDA1 93 CUDA2 88 CUDA3 84
+	// eager: 364 tasks on CUDA0 96 CUDA1 92 CUDA2 89 CUDA3 87
 	// locality: 364 tasks on CUDA0 142 CUDA1 162 CUDA2 60 CUDA3 0
 	// locality copies less than eager: true
 }

@@ -39,6 +39,11 @@ func TestParityOptions(t *testing.T) {
 		// Cholesky has tasks whose data lands after their fetch's
 		// per-buffer cost has run.
 		{"StarPUFetchCostAtPost", "cholesky", "dmda", 19200, graph.PrioRange{}, func(o *sim.Options, on bool) { o.StarPUFetchCostAtPost = on }},
+		// LU's GETRF is synchronous on a GPU: it waits for the tasks the
+		// kernel before it released to be pushed.
+		{"StarPUSyncStart", "lu", "dmdas", 19200, graph.UnboundedPrio, func(o *sim.Options, on bool) { o.NCPU, o.StarPUSyncStart = 0, on }},
+		// Cholesky has jobs whose data is all on their GPU when popped.
+		{"StarPUHitExec", "cholesky", "dmda", 19200, graph.PrioRange{}, func(o *sim.Options, on bool) { o.StarPUHitExec = on }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g, err := models.New(c.app, models.Options{N: c.n, Block: 960, Prio: c.prio})
@@ -80,4 +85,29 @@ func TestAllocOrder(t *testing.T) {
 	g, err := models.New("lu", models.Options{N: 19200, Block: 960})
 	require.NoError(t, err)
 	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.NCPU, o.StarPUAllocOrder = "dmdar", 0, on })
+}
+
+// TestLockClockAndFetchTail: on real calibrations, GPU-only, runs where a
+// push or wont_use callback waits for a header lock past its first sleep
+// (attila LU dmda N=19200: Options.StarPULockClock; the drivers waiting
+// put off their passes) and where a driver finds a lock of its job's data
+// held as it executes it (mirage Cholesky dmda N=19200:
+// Options.StarPUFetchTail) keep their invariants and determinism, and the
+// option changes them.
+func TestLockClockAndFetchTail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	for _, c := range []struct {
+		host, app string
+		set       func(o *sim.Options, on bool)
+	}{
+		{"attila", "lu", func(o *sim.Options, on bool) { o.StarPULockClock = on }},
+		{"mirage", "cholesky", func(o *sim.Options, on bool) { o.StarPUFetchTail = on }},
+	} {
+		cal := sharedCalibration(t, c.host)
+		g, err := models.New(c.app, models.Options{N: 19200, Block: 960})
+		require.NoError(t, err)
+		checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.NCPU = "dmda", 0; c.set(o, on) })
+	}
 }

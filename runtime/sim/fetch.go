@@ -47,6 +47,36 @@ type memNode struct {
 	// inflight: the copies the driver issued whose flow has not been
 	// submitted, in issue order (Options.StarPUAllocOrder).
 	inflight []*request
+	// clockWait: the driver thread waits for a header lock on the
+	// simulated clock's moves (Options.StarPULockClock), for as long as
+	// no event tells; what it would do meanwhile (its pass, a job's
+	// execution, a kernel's end) is put off (afterWait) until it has it.
+	clockWait bool
+	afterWait []deferredCall
+	// noticeQ: what waits for the driver's next pass to notice the end
+	// of a copy it handles (Options.StarPUHopNotice).
+	noticeQ []waiter
+}
+
+// deferredCall is an event's call put off while a driver thread waits;
+// pass: it is the driver's pass.
+type deferredCall struct {
+	call func(int)
+	arg  int
+	pass bool
+}
+
+// putOff defers call(arg) (pass: the driver's pass) if node n's driver
+// thread waits on the clock (memNode.clockWait), reporting whether it did:
+// the event running then moves no clock.
+func (s *Simulator) putOff(n int, call func(int), arg int, pass bool) bool {
+	node := s.nodes[n]
+	if !node.clockWait {
+		return false
+	}
+	node.afterWait = append(node.afterWait, deferredCall{call: call, arg: arg, pass: pass})
+	s.eng.Silent()
+	return true
 }
 
 // fetch makes h valid on node n, then calls done. A valid copy is a hit; a
@@ -90,7 +120,7 @@ func (s *Simulator) fetch(h *memory.Handle, n int, lvl memory.Level, prio int, d
 		// Two hops: bring the data to RAM first.
 		req := s.newRequest(h, 0, n, lvl, prio, done) // placeholder, started after the first hop
 		s.setIncoming(h, n, req)
-		s.fetch(h, 0, lvl, prio, waiter{call: s.hopCall, arg: req.idx})
+		s.fetch(h, 0, lvl, prio, waiter{call: s.hopCall, arg: req.idx, noticed: true})
 		return
 	}
 	req := s.newRequest(h, src, n, lvl, prio, done)

@@ -59,7 +59,7 @@ func TestThreadArg(t *testing.T) {
 // hold ends within its first sleep), as the release without.
 func TestLockTakenAt(t *testing.T) {
 	const us = 1e-6
-	holds := []lockHold{{5 * us, 15 * us}, {16 * us, 26 * us}, {40 * us, 50 * us}}
+	holds := []lockHold{{fromS: 5 * us, toS: 15 * us}, {fromS: 16 * us, toS: 26 * us}, {fromS: 40 * us, toS: 50 * us}}
 	cases := []struct {
 		name  string
 		holds []lockHold
@@ -74,8 +74,8 @@ func TestLockTakenAt(t *testing.T) {
 		{"with the spin: the next hold starts within the handoff", holds, 10 * us, true, 27 * us},
 		{"free at that instant", holds, 26 * us, true, 26 * us},
 		{"in a gap", holds, 30 * us, true, 30 * us},
-		{"the hold ends within the first sleep", []lockHold{{5 * us, 10.5 * us}}, 10 * us, true, 11 * us},
-		{"holds one after the other", []lockHold{{5 * us, 15 * us}, {15 * us, 20 * us}}, 10 * us, false, 20 * us},
+		{"the hold ends within the first sleep", []lockHold{{fromS: 5 * us, toS: 10.5 * us}}, 10 * us, true, 11 * us},
+		{"holds one after the other", []lockHold{{fromS: 5 * us, toS: 15 * us}, {fromS: 15 * us, toS: 20 * us}}, 10 * us, false, 20 * us},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -136,6 +136,39 @@ func TestPrefetchMarkMeet(t *testing.T) {
 			m := c.mark
 			assert.Equal(t, c.met, m.meet(now, c.p, c.posts))
 			assert.Equal(t, c.markAfter, m)
+		})
+	}
+}
+
+// TestLockRetryAt: a taker that waits on the clock's moves learns, when a
+// hold outlasts its first sleep, that hold and its release (it tries again
+// when the clock next moves after it); free, or free again after that
+// sleep, it takes the lock as lockTakenAt says; once waiting, it sleeps no
+// more: any hold at its try sends it back to the clock.
+func TestLockRetryAt(t *testing.T) {
+	const us = 1e-6
+	long := lockHold{fromS: 5 * us, toS: 15 * us, node: 2}
+	short := lockHold{fromS: 5 * us, toS: 10.5 * us, node: 3}
+	cases := []struct {
+		name           string
+		holds          []lockHold
+		want           float64
+		waiting, clock bool
+		at             float64
+		held           lockHold
+	}{
+		{"free", []lockHold{long}, 3 * us, false, false, 3 * us, lockHold{}},
+		{"held past the first sleep", []lockHold{long}, 10 * us, false, true, 15 * us, long},
+		{"free again after the first sleep", []lockHold{short}, 10 * us, false, false, 11 * us, lockHold{}},
+		{"waiting: held at the try", []lockHold{short}, 10 * us, true, true, 10.5 * us, short},
+		{"waiting: free at the try", []lockHold{long}, 15 * us, true, false, 15 * us, lockHold{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			at, held, clock := lockRetryAt(c.holds, c.want, true, true, c.waiting)
+			assert.InDelta(t, c.at, at, 1e-15)
+			assert.Equal(t, c.clock, clock)
+			assert.Equal(t, c.held, held)
 		})
 	}
 }

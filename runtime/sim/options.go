@@ -157,6 +157,41 @@ type Options struct {
 	// to move on, which the releasing driver's next progress sleep does).
 	// With Options.StarPUDriverLoop only. Default on.
 	StarPULockSpin bool
+	// StarPULockClock makes a thread's push or wont_use callback that
+	// waits for a data header lock past its first 1 µs sleep take it when
+	// the simulated clock next moves after the release (SimGrid's
+	// time-advance signal, which StarPU's simulated spin lock waits on),
+	// rather than 1 µs after it: the releasing driver may go on to a
+	// 10 µs copy submission with nothing else due meanwhile. With
+	// Options.StarPULockSpin only.
+	StarPULockClock bool
+	// StarPUSyncStart starts a synchronous kernel (Task.SyncGPU) queued
+	// behind another when its GPU's driver thread has handled that one's
+	// end (pushed the tasks it released, run their callbacks), not as the
+	// device frees: StarPU's CUDA driver runs it on its thread then
+	// (_starpu_cuda_driver_run_once, execute_job_on_cuda after
+	// finish_job_on_cuda). With Options.StarPUDriverLoop only.
+	StarPUSyncStart bool
+	// StarPUFetchTail makes a GPU driver take each header lock of a job's
+	// data before it executes the job (_starpu_fetch_task_input_tail):
+	// one held by another driver's copy holds the job back as a push is.
+	// With Options.StarPUDriverLoop and Options.StarPULockSpin only.
+	StarPUFetchTail bool
+	// StarPUHitExec executes the job of a task whose every input was on
+	// its GPU, with no request of written data under way, when its driver
+	// has posted its fetches, before the loop's next pass: StarPU's fetch
+	// runs the callback of such data at once
+	// (_starpu_create_request_to_fetch_data), and the loop's next
+	// iteration executes the job first thing. With
+	// Options.StarPUDriverLoop only.
+	StarPUHitExec bool
+	// StarPUHopNotice posts the second hop of a copy between two GPUs
+	// through RAM when the first hop's driver notices that hop's end:
+	// in its next pass (2 µs later) if it was idle, when it has issued the
+	// copies of the pass it is in otherwise (StarPU's progress checks its
+	// pending requests after issuing new ones). With
+	// Options.StarPUDriverLoop only.
+	StarPUHopNotice bool
 	// StarPUTrylockProgress times a GPU driver thread's acquisition of a
 	// released task's data as StarPU does (data_concurrency.c): it tries
 	// each data header lock, and while one is held it makes a progress
@@ -199,5 +234,5 @@ type Options struct {
 
 // DefaultOptions are StarPU's defaults, with the parity options on.
 func DefaultOptions() Options {
-	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUJoinTakeover: true, StarPUPassPlaces: true, StarPUAllocOrder: true, StarPUFetchCostAtPost: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, StarPULockSpin: true, StarPUPushRace: true, ExplainTask: -1}
+	return Options{Sched: "dmda", NCPU: -1, NCUDA: -1, Durations: cost.Mean, StarPUTransferFactor: true, StarPUHiddenHoles: true, StarPUPrioClamp: true, StarPUPrefetchJoinLoss: true, StarPUJoinTakeover: true, StarPUPassPlaces: true, StarPUAllocOrder: true, StarPUFetchCostAtPost: true, StarPUOwnAtFetch: true, StarPUDriverLoop: true, StarPURunnerStart: true, StarPULockSpin: true, StarPULockClock: true, StarPUSyncStart: true, StarPUFetchTail: true, StarPUHitExec: true, StarPUHopNotice: true, StarPUPushRace: true, ExplainTask: -1}
 }

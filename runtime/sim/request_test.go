@@ -59,3 +59,23 @@ func TestNewRequestResets(t *testing.T) {
 		assert.Equal(t, w.Interface(), g.Interface(), "field %s", name)
 	}
 }
+
+// TestFetchHit: a task's fetch finds its data there (StarPU runs its
+// callback at once) when the copy is valid and allocated, unless the task
+// writes the data and a request of it is under way (to any node).
+func TestFetchHit(t *testing.T) {
+	m, err := memory.New([]memory.NodeSpec{{Name: "RAM"}, {Name: "CUDA0", CapacityBytes: 1 << 30}}, false)
+	require.NoError(t, err)
+	require.NoError(t, m.SetHandles([]graph.Handle{{ID: 0, Name: "A", SizeBytes: 1024}}))
+	h := m.Handle(0)
+	assert.True(t, fetchHit(h, 0, graph.RW), "valid at home")
+	assert.False(t, fetchHit(h, 1, graph.R), "not on the device")
+	m.Allocate(h, 1, memory.Fetch)
+	assert.False(t, fetchHit(h, 1, graph.R), "allocated, not valid")
+	m.SetState(h, 1, memory.Shared)
+	assert.True(t, fetchHit(h, 1, graph.R), "valid")
+	assert.True(t, fetchHit(h, 1, graph.RW), "valid, nothing under way")
+	m.SetLoading(h, 0, true) // (a copy home under way)
+	assert.True(t, fetchHit(h, 1, graph.R), "read: a request elsewhere does not matter")
+	assert.False(t, fetchHit(h, 1, graph.RW), "written: it waits for the request")
+}

@@ -56,6 +56,7 @@ type worker struct {
 	// inS when its last input arrived; fetchPostS when its fetch was
 	// posted and fetchCostS the fetch's per-buffer cost (simulated s).
 	execAfter  int
+	fetchHit   bool // every input of the task it fetches was there (fetchHit)
 	inS        float64
 	fetchPostS float64
 	fetchCostS float64
@@ -63,6 +64,13 @@ type worker struct {
 	// driver thread was busy (Options.StarPUDriverLoop): the driver
 	// notices them when it is free (noticeEnd).
 	unnoticed int
+	// syncStartPosted: the start of the synchronous kernel at the head of
+	// ready waits for the driver thread (startKernel).
+	syncStartPosted bool
+	// clockWait: a CPU worker's thread waits for a header lock on the
+	// simulated clock's moves (Options.StarPULockClock); popAfterWait: it
+	// pops when it has it (a GPU driver's wait is its node's).
+	clockWait, popAfterWait bool
 	// threadFreeS is when a CPU worker's thread has pushed the tasks its
 	// last kernel released (simulated s); a GPU worker's driver thread uses
 	// its node's issueFreeS.
@@ -205,10 +213,10 @@ type Simulator struct {
 
 	// Event actions bound once, so posting them allocates nothing.
 	submitCall, pushCall, popCall, readyCall, queuedCall, endCall func(int)
-	preExecCall, noticeCall, execCall                             func(int)
+	preExecCall, noticeCall, execCall, syncStartCall              func(int)
 	arrivedCall, progressCall, wakeCall, wontUseCall              func(int)
 	sendCall, sentCall, hopCall, flowCall, allocCall              func(int)
-	trylockPassCall, trylockRetryCall                             func(int)
+	trylockPassCall, trylockRetryCall, lockClockCall, tickCall    func(int)
 	// noAlloc: the pass under way allocates nothing (trylockPass).
 	noAlloc bool
 }
@@ -308,7 +316,13 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	}
 	s.submitCall = s.submit
 	s.pushCall = s.push
-	s.popCall = func(wid int) { s.workerPop(s.workers[wid]) }
+	s.popCall = func(wid int) {
+		if w := s.workers[wid]; s.popPutOff(w) {
+			s.eng.Silent()
+		} else {
+			s.workerPop(w)
+		}
+	}
 	s.wakeCall = s.wake
 	s.readyCall = func(id int) { t := &s.tasks[id]; s.inputsReady(t.worker, t) }
 	s.queuedCall = func(id int) { t := &s.tasks[id]; s.deviceQueued(t.worker, t) }
@@ -317,11 +331,36 @@ func New(m *machine.Machine, g *graph.Graph, opts Options) (*Simulator, error) {
 	s.allocCall = s.allocTurn
 	s.flowCall = func(idx int) { s.flowNow(s.reqs[idx]) }
 	s.endCall = func(id int) { t := &s.tasks[id]; s.endKernel(t.worker, t) }
-	s.preExecCall = func(id int) { t := &s.tasks[id]; s.preExecDue(t.worker, t) }
-	s.noticeCall = func(id int) { t := &s.tasks[id]; s.noticeEnd(t.worker, t) }
-	s.execCall = func(id int) { t := &s.tasks[id]; s.execDue(t.worker, t) }
+	s.preExecCall = func(id int) {
+		if t := &s.tasks[id]; !s.putOff(t.worker.Node, s.preExecCall, id, false) {
+			s.preExecDue(t.worker, t)
+		}
+	}
+	s.noticeCall = func(id int) {
+		if t := &s.tasks[id]; !s.putOff(t.worker.Node, s.noticeCall, id, false) {
+			s.noticeEnd(t.worker, t)
+		}
+	}
+	// (An event that only posts itself again is no move of the clock for
+	// the threads that wait on it: Engine.Silent.)
+	s.execCall = func(id int) {
+		if t := &s.tasks[id]; !s.putOff(t.worker.Node, s.execCall, id, false) && !s.execDue(t.worker, t) {
+			s.eng.Silent()
+		}
+	}
+	s.syncStartCall = func(id int) {
+		w := s.workers[id]
+		if s.putOff(w.Node, s.syncStartCall, id, false) {
+			return
+		}
+		w.syncStartPosted = false
+		if s.startKernel(w); w.syncStartPosted {
+			s.eng.Silent()
+		}
+	}
 	s.wontUseCall = s.wontUseCallback
-	s.trylockPassCall, s.trylockRetryCall = s.trylockPass, s.trylockRetry
+	s.trylockPassCall, s.trylockRetryCall, s.lockClockCall = s.trylockPass, s.trylockRetry, s.lockClock
+	s.tickCall = func(int) {} // a thread's sleep that ends: the clock moves
 	s.sched = sc
 	weights := sched.DefaultDMWeights
 	if opts.DMWeights != nil {

@@ -245,9 +245,10 @@ func (s *Simulator) wakeIdle() {
 // them, each taking its set from the head of wakeSets.
 //
 // A CPU worker's pop finds nothing when its queue is empty
-// (sched.QueueCounter): an idle CPU worker's thread is free (it gets busy
-// only pushing the tasks its own kernels release), so workerPop would only
-// make it idle again, its state unchanged (updateState reports nothing).
+// (sched.QueueCounter): an idle CPU worker whose thread is free (it gets
+// busy only pushing the tasks its own kernels release) would only be made
+// idle again by workerPop, its state unchanged (updateState reports
+// nothing).
 // No pop changes another worker's queue, nor reads whether it is idle, so
 // such workers are made idle again at once, with their pops counted, and
 // the others pop in order. The pops stop, as the engine would between
@@ -260,7 +261,15 @@ func (s *Simulator) wake(int) {
 pops:
 	for k, set := range sets {
 		if s.queued != nil {
-			if empty := set & s.cpuSet[k] &^ s.nonEmpty[k]; empty != 0 {
+			empty := set & s.cpuSet[k] &^ s.nonEmpty[k]
+			for e := empty; e != 0; e &= e - 1 {
+				// (a thread still busy, its push waiting for a header
+				// lock, pops later: workerPop posts that pop)
+				if i := bits.TrailingZeros64(e); s.workers[k*64+i].threadFreeS > s.eng.NowS() || s.workers[k*64+i].clockWait {
+					empty &^= 1 << i
+				}
+			}
+			if empty != 0 {
 				// Counted as the pops they are: the first is this event.
 				c := bits.OnesCount64(empty)
 				if first {
@@ -295,6 +304,9 @@ func (s *Simulator) workerPop(w *worker) {
 	if w.blocked {
 		return // popped again when the driver returns
 	}
+	if s.popPutOff(w) {
+		return
+	}
 	if w.Kind == machine.GPUWorker {
 		if w.asleep && w.woken {
 			// StarPU's CUDA driver woken from its sleep passes over
@@ -313,7 +325,7 @@ func (s *Simulator) workerPop(w *worker) {
 			if s.threadQ != nil {
 				at += 2 * passLeadS
 			}
-			s.eng.Post(at-s.eng.NowS(), s.popCall, w.ID)
+			s.eng.Post(max(at-s.eng.NowS(), 0), s.popCall, w.ID)
 			return
 		}
 	}
@@ -351,6 +363,23 @@ func (s *Simulator) workerPop(w *worker) {
 	}
 }
 
+// popPutOff defers w's pop while its thread waits for a header lock on
+// the clock's moves (Options.StarPULockClock), reporting whether it did.
+func (s *Simulator) popPutOff(w *worker) bool {
+	if w.Kind == machine.GPUWorker {
+		if node := s.nodes[w.Node]; node.clockWait {
+			node.afterWait = append(node.afterWait, deferredCall{call: s.popCall, arg: w.ID})
+			return true
+		}
+		return false
+	}
+	if w.clockWait {
+		w.popAfterWait = true
+		return true
+	}
+	return false
+}
+
 // fetchInputs requests every buffer of t on w's node; the task is ready for
 // the device once all have arrived.
 func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
@@ -372,8 +401,10 @@ func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
 		node.issueFreeS = max(w.fetchPostS, node.issueFreeS) + w.fetchCostS
 	}
 	done := waiter{call: s.arrivedCall, arg: t.ID()}
+	w.fetchHit = true
 	for _, b := range t.Buffers() {
 		h := b.H
+		w.fetchHit = w.fetchHit && fetchHit(h, w.Node, b.Mode)
 		s.mem.Pin(h, w.Node)
 		if plantedFault == faultKernelBeforeData && b.Mode&graph.R != 0 {
 			continue
@@ -396,6 +427,15 @@ func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
 		}
 	}
 	s.arrived(t.ID())
+}
+
+// fetchHit says whether a task's fetch of h on node n in mode finds it
+// there, its callback run at once (_starpu_create_request_to_fetch_data):
+// a valid copy, and, for a write, no request of h under way (else StarPU
+// queues a request that waits for them).
+func fetchHit(h *memory.Handle, n int, mode graph.Mode) bool {
+	r := h.Rep(n)
+	return r.State() != memory.Invalid && r.Allocated() && (mode&graph.W == 0 || h.Loading() == 0)
 }
 
 // arrived counts one of task id's inputs in; the last one makes the task
@@ -447,10 +487,19 @@ func (s *Simulator) inputsReady(w *worker, t *TaskState) {
 		// The pass that completed the last copy may have run already;
 		// data found in at the pop waits for the next pass.
 		node := s.nodes[w.Node]
+		w.execAfter = node.passes
+		if w.fetchHit && s.opts.StarPUHitExec {
+			// Every buffer was there at the fetch: the job is the next
+			// iteration's first step, before its pass (in the peer's
+			// attila with a 4th GPU, LU dmdas N=9600, CUDA1's driver
+			// pops at 132.644 ms, posts its fetches, and executes the job
+			// as they end).
+			s.execDue(w, t)
+			return
+		}
 		if !node.progressPosted && node.lastPassS <= w.inS {
 			s.wakeDriver(w.Node)
 		}
-		w.execAfter = node.passes
 		if node.progressPosted && !(node.repassPosted && (s.eng.NowS()-node.lastPassS <= 2*passLeadS || node.lastPassS <= w.fetchPostS)) {
 			// (A pass asked for by the one that has just run, or by the
 			// one before the task's pop, is the loop's next iteration's:
@@ -467,6 +516,23 @@ func (s *Simulator) inputsReady(w *worker, t *TaskState) {
 	s.deviceQueued(w, t)
 }
 
+// fetchTailS is when a driver that executes t's job at nowS has taken
+// each of its data's header locks in turn (StarPU's
+// _starpu_fetch_task_input_tail, before execute_job_on_cuda, updates
+// every buffer's reference under its lock). In the peer's attila with a
+// 4th GPU, LU dmdas N=9600, CUDA1's driver executes GEMM A[1][2] 1 µs
+// after its pass, as CUDA3's driver lets A[1][0]'s lock go.
+func (s *Simulator) fetchTailS(t *TaskState, nowS float64) float64 {
+	if !s.opts.StarPUFetchTail || !s.opts.StarPULockSpin || s.lockFreeMaxS <= nowS+lockEpsS {
+		return nowS
+	}
+	at := nowS
+	for _, b := range t.Buffers() {
+		at = s.lockWaitS(b.H.ID(), at)
+	}
+	return at
+}
+
 // execDue executes the job of t, whose data is in, on w's GPU once its
 // driver has passed over its requests and its thread is free
 // (Options.StarPUDriverLoop): the driver starts the job (the scheduler's
@@ -474,17 +540,24 @@ func (s *Simulator) inputsReady(w *worker, t *TaskState) {
 // submitting the kernel, its thread busy meanwhile. A synchronous kernel
 // runs at once: StarPU's simulation sleeps the queue cost only for kernels
 // it queues on the device (_starpu_simgrid_submit_job).
-func (s *Simulator) execDue(w *worker, t *TaskState) {
+// It reports false when it only posted itself again for a later instant
+// (the thread is not there yet).
+func (s *Simulator) execDue(w *worker, t *TaskState) bool {
 	node := s.nodes[w.Node]
 	now := s.eng.NowS()
 	if !node.driverStalled {
 		if node.progressPosted && node.passes < w.execAfter {
 			s.eng.Post(max(node.progressAtS, now)-now, s.execCall, t.ID())
-			return
+			return false
 		}
 		if node.issueFreeS > now+lockEpsS {
 			s.eng.Post(node.issueFreeS-now, s.execCall, t.ID())
-			return
+			return false
+		}
+		if at := s.fetchTailS(t, now); at > now+lockEpsS {
+			node.issueFreeS = at
+			s.eng.Post(at-now, s.execCall, t.ID())
+			return true // (the thread is there, and sleeps)
 		}
 	}
 	queueS := s.m.Costs.DeviceTaskQueueS
@@ -498,9 +571,10 @@ func (s *Simulator) execDue(w *worker, t *TaskState) {
 	node.issueFreeS = max(now, node.issueFreeS) + queueS
 	if queueS > 0 {
 		s.eng.Post(queueS, s.queuedCall, t.ID())
-		return
+		return true
 	}
 	s.deviceQueued(w, t)
+	return true
 }
 
 // deviceQueued: t's inputs are in; its driver submits it to w's device.
@@ -559,6 +633,18 @@ func (s *Simulator) startKernel(w *worker) {
 		return
 	}
 	t := w.ready[0]
+	if t.syncGPU && s.opts.StarPUSyncStart && s.opts.StarPUDriverLoop && w.Kind == machine.GPUWorker {
+		// StarPU's CUDA driver runs a synchronous kernel on its thread once
+		// it has handled the end of the one before (pushed the tasks that
+		// end released, run their callbacks): not while the thread is busy.
+		if free, now := s.nodes[w.Node].issueFreeS, s.eng.NowS(); free > now+lockEpsS {
+			if !w.syncStartPosted {
+				w.syncStartPosted = true
+				s.eng.Post(free-now, s.syncStartCall, w.ID)
+			}
+			return
+		}
+	}
 	// Shift rather than reslice, so appends reuse the slice's array.
 	n := copy(w.ready, w.ready[1:])
 	w.ready[n] = nil
@@ -637,6 +723,7 @@ func (s *Simulator) preExecDue(w *worker, t *TaskState) {
 	}
 	if now, free := s.eng.NowS(), *s.threadClock(w); free > now+lockEpsS {
 		s.eng.Post(free-now, s.preExecCall, t.ID())
+		s.eng.Silent()
 		return
 	}
 	s.preExecNow(w, t)
@@ -724,7 +811,7 @@ func (s *Simulator) endKernel(w *worker, t *TaskState) {
 		return
 	}
 	if s.opts.StarPUDriverLoop && w.Kind == machine.GPUWorker {
-		if at, later := endNoticedAt(now, s.nodes[w.Node].issueFreeS, w.unnoticed); later {
+		if at, later := endNoticedAt(now, s.nodes[w.Node].issueFreeS, w.unnoticed); later || s.nodes[w.Node].clockWait {
 			// The device goes on with the next submitted kernel meanwhile.
 			s.accountWait(w)
 			w.running = nil
@@ -765,6 +852,7 @@ func (s *Simulator) noticeEnd(w *worker, t *TaskState) {
 	now := s.eng.NowS()
 	if free := s.nodes[w.Node].issueFreeS; free > now+lockEpsS {
 		s.eng.Post(free-now, s.noticeCall, t.ID())
+		s.eng.Silent()
 		return
 	}
 	w.unnoticed--

@@ -34,6 +34,9 @@ type threadItem struct {
 	// without trying again.
 	tries    uint8
 	acquired bool
+	// clockWait: it waits for a header lock on the simulated clock's
+	// moves (Options.StarPULockClock).
+	clockWait bool
 }
 
 // repostedItem marks a re-posted item's event argument (above the thread).
@@ -66,6 +69,16 @@ func (s *Simulator) threadAdd(p int, id int32) {
 // runs now; if not, it is posted again when it may (or it waits for the
 // items before it, which post it when they are done).
 func (s *Simulator) threadDue(p int, id int32, reposted bool, costS float64) bool {
+	if !s.threadRuns(p, id, reposted, costS) {
+		s.eng.Silent() // (the thread does something else meanwhile)
+		return false
+	}
+	return true
+}
+
+// threadRuns is threadDue's decision; threadDue also tells the engine
+// that an item that does not run moves no clock (Engine.Silent).
+func (s *Simulator) threadRuns(p int, id int32, reposted bool, costS float64) bool {
 	q := &s.threadQ[p]
 	now := s.eng.NowS()
 	k := 0
@@ -84,12 +97,17 @@ func (s *Simulator) threadDue(p int, id int32, reposted bool, costS float64) boo
 		return false
 	}
 	began := now - costS
-	lock := 0.0
+	lock, held, clock := 0.0, lockHold{}, false
 	if q.lastEndS <= began+lockEpsS && !it.acquired {
-		lock = s.itemLockFreeS(id, began, now)
+		lock, held, clock = s.itemLockFreeS(id, began, now, s.opts.StarPULockClock, it.clockWait)
 	}
 	if lock > 0 && s.trylocks(p, id) {
 		s.trylockTry(p, it, began)
+		return false
+	}
+	if clock {
+		it.clockWait = true
+		s.waitClock(p, id, held)
 		return false
 	}
 	if at, later := itemEnd(now, costS, q.lastEndS, lock, id >= 0); later {
@@ -128,25 +146,115 @@ func itemEnd(endS, costS, lastEndS, lockFreeS float64, push bool) (float64, bool
 
 // itemLockFreeS is, for item id that began at beganS and would end at
 // nowS, when it takes the header locks holding it back (0: none;
-// lockWaitS): a push waits for any lock held on its task's data when it
-// began, a callback for its data's lock held when it ends.
-func (s *Simulator) itemLockFreeS(id int32, beganS, nowS float64) float64 {
-	free := 0.0
+// lockRetryS): a push waits for any lock held on its task's data when it
+// began, a callback for its data's lock held when it ends. With advance
+// (Options.StarPULockClock), clock reports that the item waits for the
+// clock's next move after that instant; waiting, that it waits so
+// already.
+func (s *Simulator) itemLockFreeS(id int32, beganS, nowS float64, advance, waiting bool) (free float64, held lockHold, clock bool) {
 	if s.lockFreeMaxS <= min(beganS, nowS)+lockEpsS {
-		return free // every lock was free by then
+		return 0, held, false // every lock was free by then
 	}
 	if id < 0 {
-		if at := s.lockWaitS(int(s.callbacks[-1-int(id)]), nowS); at > nowS+lockEpsS {
-			free = at
+		if at, h, c := s.lockRetryS(int(s.callbacks[-1-int(id)]), nowS, advance, waiting); at > nowS+lockEpsS {
+			return at, h, c
 		}
-		return free
+		return 0, held, false
 	}
 	for _, b := range s.tasks[id].Buffers() {
-		if at := s.lockWaitS(b.H.ID(), beganS); at > beganS+lockEpsS {
-			free = max(free, at)
+		if at, h, c := s.lockRetryS(b.H.ID(), beganS, advance, waiting); at > beganS+lockEpsS && at > free {
+			free, held, clock = at, h, c
 		}
 	}
-	return free
+	return free, held, clock
+}
+
+// waitClock makes thread p's item id, held back by the header lock hold
+// held past its first sleep, try again when the simulated clock next
+// moves after the release (Options.StarPULockClock): StarPU's simulated
+// spin lock waits on SimGrid's time-advance signal. A driver that lets
+// the lock go and has no copy to issue next sleeps 1 µs in its progress
+// loop, which moves the clock then (the tick); one that issues another
+// copy sleeps for that copy, whose events are the simulation's. In the
+// peer's attila with a 4th GPU, LU dmdas N=9600, CUDA1's wont_use
+// callback of A[2][3] takes its lock 10 µs after CUDA0's driver lets it
+// go, when that driver has submitted its next copy.
+//
+// Its thread is blocked meanwhile: a GPU driver's puts off what it would
+// do (memNode.clockWait) until it has the lock.
+func (s *Simulator) waitClock(p int, id int32, held lockHold) {
+	now := s.eng.NowS()
+	drv := s.nodes[held.node]
+	if drv.issueFreeS <= held.toS+lockEpsS {
+		s.eng.Post(held.toS+spinWaitS-now, s.tickCall, 0)
+	} else {
+		// Its next copy's allocation is a sleep too, whose end moves the
+		// clock (in the peer's mirage with 5 GPUs, Cholesky dmda
+		// N=19200, a push waiting for A[3][0]'s lock from 28.097 ms takes
+		// it when CUDA2's driver has allocated A[7][0], 175 µs later).
+		for _, r := range drv.inflight {
+			if r.lockFromS > held.toS+lockEpsS {
+				s.eng.Post(r.lockFromS-now, s.tickCall, 0)
+				break
+			}
+		}
+	}
+	s.threadBusy(p, held.toS)
+	if p > 0 {
+		if w := s.workers[p-1]; w.Kind == machine.GPUWorker {
+			s.nodes[w.Node].clockWait = true
+		} else {
+			w.clockWait = true
+		}
+	}
+	s.eng.OnAdvance(held.toS, s.lockClockCall, threadArg(p, id, false))
+}
+
+// lockHeld says whether a header lock item id waits for is held at nowS.
+func (s *Simulator) lockHeld(id int32, nowS float64) bool {
+	free, _, _ := s.itemLockFreeS(id, nowS, nowS, false, false)
+	return free > 0
+}
+
+// lockClock is the clock's move that thread p's item waits for on a
+// header lock (Options.StarPULockClock; arg: threadArg): the item tries
+// the lock again now, a callback ending as it takes it, a push going on.
+func (s *Simulator) lockClock(arg int) {
+	p, id, _ := splitThreadArg(arg)
+	now := s.eng.NowS()
+	if q := &s.threadQ[p]; len(q.items) > 0 && q.items[0].id == id { // (it waits first in line)
+		at := now
+		if id >= 0 {
+			at += s.itemCostS(id)
+		}
+		s.threadRepost(p, &q.items[0], at)
+	}
+	if p > 0 && s.workers[p-1].Kind == machine.CPUWorker {
+		if w := s.workers[p-1]; w.clockWait {
+			w.clockWait = false
+			if w.popAfterWait {
+				w.popAfterWait = false
+				s.eng.Post(0, s.popCall, w.ID)
+			}
+		}
+	}
+	if p > 0 && s.workers[p-1].Kind == machine.GPUWorker {
+		// What the driver put off comes now, each when its thread is
+		// free (they look at its clock again).
+		n := s.workers[p-1].Node
+		node := s.nodes[n]
+		node.clockWait = false
+		for _, c := range node.afterWait {
+			if c.pass {
+				// (when the pops that wait for it look)
+				node.progressAtS = max(now, node.issueFreeS) + progressDelayS - passLeadS
+				s.eng.Post(node.progressAtS-now, c.call, c.arg)
+				continue
+			}
+			s.eng.Post(0, c.call, c.arg)
+		}
+		node.afterWait = node.afterWait[:0]
+	}
 }
 
 // itemCostS is what item id costs its thread.
@@ -162,16 +270,21 @@ func (s *Simulator) itemCostS(id int32) float64 {
 // the thread's clock with it.
 func (s *Simulator) threadRepost(p int, it *threadItem, atS float64) {
 	it.reposted, it.fired = true, false
-	clock := &s.pushFreeS
-	if p > 0 {
-		clock = s.threadClock(s.workers[p-1])
-	}
-	*clock = max(*clock, atS)
+	s.threadBusy(p, atS)
 	call := s.pushCall
 	if it.id < 0 {
 		call = s.wontUseCall
 	}
 	s.eng.Post(atS-s.eng.NowS(), call, threadArg(p, it.id, true))
+}
+
+// threadBusy moves thread p's clock to atS if it is earlier.
+func (s *Simulator) threadBusy(p int, atS float64) {
+	clock := &s.pushFreeS
+	if p > 0 {
+		clock = s.threadClock(s.workers[p-1])
+	}
+	*clock = max(*clock, atS)
 }
 
 // trylocks reports whether thread p's push id acquires its data as StarPU
@@ -245,8 +358,9 @@ func (s *Simulator) trylockRetry(p int) {
 	at := now
 	switch {
 	case it.tries >= trylockMax:
-		at = max(now, s.itemLockFreeS(it.id, now, now))
-	case s.itemLockFreeS(it.id, now, now) > 0: // (a lock held now)
+		free, _, _ := s.itemLockFreeS(it.id, now, now, false, false)
+		at = max(now, free)
+	case s.lockHeld(it.id, now):
 		s.trylockTry(p, it, now)
 		return
 	}

@@ -96,9 +96,12 @@ type request struct {
 
 // waiter is what runs when a copy completes: a bound call with its
 // argument (hot paths: no allocation), or a closure (rare paths).
+// noticed: it runs when the copy's driver notices the end, in its next
+// pass (Options.StarPUHopNotice; memNode.noticeQ).
 type waiter struct {
-	call func(int)
-	arg  int
+	call    func(int)
+	arg     int
+	noticed bool
 }
 
 // after is the waiter that runs fn (rare paths: a closure each).
@@ -265,6 +268,9 @@ const passLeadS = 1e-10
 // copies home it queues are not yet requested while the driver pushes the
 // tasks that end released, and the pass issues them itself.
 func (s *Simulator) progress(n int) {
+	if s.putOff(n, s.progressCall, n, true) {
+		return
+	}
 	node := s.nodes[n]
 	if s.opts.StarPUDriverLoop && !node.driverStalled {
 		if now := s.eng.NowS(); node.issueFreeS+progressDelayS-passLeadS > now+lockEpsS {
@@ -273,6 +279,7 @@ func (s *Simulator) progress(n int) {
 			delayS := node.issueFreeS + progressDelayS - passLeadS - now
 			node.progressAtS = now + delayS
 			s.eng.Post(delayS, s.progressCall, n)
+			s.eng.Silent()
 			return
 		}
 		s.tidy(n) // (the pass is still posted: its requests wake no other)
@@ -286,9 +293,32 @@ func (s *Simulator) progress(n int) {
 		return
 	}
 	s.issueGroup(node.handledIn)
+	if len(node.noticeQ) > 0 {
+		s.noticeEnds(node)
+	}
 	for _, d := range node.handledOut {
 		s.issueGroup([]*direction{d})
 	}
+}
+
+// noticeEnds handles the ends of copies out of node's GPU that its pass
+// notices (Options.StarPUHopNotice): StarPU's progress checks the pending
+// requests of each group before issuing the group's new ones
+// (____starpu_datawizard_progress), the incoming group first, then the
+// outgoing ones, so the end of a copy out to RAM is noticed once the
+// pass has issued its incoming copies. In the peer's hannibal Cholesky
+// dmdas N=19200 the second hop of a CUDA1 -> RAM -> CUDA0 copy is posted
+// 2 µs after the first lands (the pass it wakes), or, at 613.377 ms, when
+// CUDA1's pass has allocated and issued the incoming copy it began with,
+// 185.8 µs after; in hannibal-pitch LU dmdas N=19200 at 225.915 ms,
+// before CUDA0's pass issues an outgoing copy.
+func (s *Simulator) noticeEnds(node *memNode) {
+	now := s.eng.NowS()
+	for _, w := range node.noticeQ {
+		s.eng.Post(max(node.issueFreeS, now)-now, w.call, w.arg)
+	}
+	clear(node.noticeQ)
+	node.noticeQ = node.noticeQ[:0]
 }
 
 // issueGroup is one group's part of a pass: fetches of every direction in
@@ -444,7 +474,7 @@ func (s *Simulator) start(d *direction, req *request, allocS float64) {
 	t += s.m.Costs.TransferQueueS
 	drv.issueFreeS = t
 	if s.lockHolds != nil {
-		s.holdHeaderLock(hid, lockFrom, t, now)
+		s.holdHeaderLock(hid, lockFrom, t, now, d.handler)
 	}
 	req.sendAtS, req.lockFromS, req.allocDeferred = t, lockFrom, deferred
 	if s.opts.StarPUAllocOrder {
@@ -469,6 +499,7 @@ func (s *Simulator) allocTurn(idx int) {
 	}
 	if req.allocWantS > now+lockEpsS { // put back by an earlier copy's wait
 		s.eng.Post(req.allocWantS-now, s.allocCall, idx)
+		s.eng.Silent()
 		return
 	}
 	req.allocDeferred = false
@@ -483,7 +514,8 @@ func (s *Simulator) allocTurn(idx int) {
 // by lateS: their submission to the network, their deferred allocations
 // and header lock holds, and the driver's thread.
 func (s *Simulator) delayIssues(req *request, lateS float64) {
-	drv := s.nodes[s.dir(req.src, req.dst).handler]
+	n := s.dir(req.src, req.dst).handler
+	drv := s.nodes[n]
 	now := s.eng.NowS()
 	from := -1
 	for i, r := range drv.inflight {
@@ -502,7 +534,7 @@ func (s *Simulator) delayIssues(req *request, lateS float64) {
 			r.allocWantS += lateS
 		}
 		if s.lockHolds != nil {
-			s.holdHeaderLock(r.h.ID(), r.lockFromS, r.sendAtS, now)
+			s.holdHeaderLock(r.h.ID(), r.lockFromS, r.sendAtS, now, n)
 		}
 	}
 	drv.issueFreeS += lateS
@@ -514,6 +546,7 @@ func (s *Simulator) send(idx int) {
 	req := s.reqs[idx]
 	if now := s.eng.NowS(); req.sendAtS > now+lockEpsS { // delayed (delayIssues)
 		s.eng.Post(req.sendAtS-now, s.sendCall, idx)
+		s.eng.Silent()
 		return
 	}
 	d := s.dir(req.src, req.dst)
@@ -677,6 +710,13 @@ func (s *Simulator) finish(req *request) {
 		if stale && !req.wb && req.level != memory.Idle {
 			// A task waiting for the data: fetch the version now valid.
 			s.fetch(h, req.dst, req.level, req.prio, w)
+			continue
+		}
+		if w.noticed && w.call != nil && s.opts.StarPUHopNotice && s.opts.StarPUDriverLoop {
+			// Its driver notices the end in its next pass.
+			drv := s.nodes[d.handler]
+			drv.noticeQ = append(drv.noticeQ, w)
+			s.wakeDriver(d.handler)
 			continue
 		}
 		s.notify(w)
