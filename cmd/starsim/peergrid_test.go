@@ -155,6 +155,16 @@ var driverLoopTraced = []struct{ key, flags string }{
 	{"mirage cholesky dmdas ncpu=0 N=9600", ""},
 	{"mirage cholesky dmdas ncpu=9 N=9600", ""},
 	{"hannibal cholesky dmdas ncpu=0 N=19200", ""},
+	// (every dm decision the peer's since the driver thread's
+	// behaviours: the lock's clock, the sync start, the fetch tail, the
+	// hit exec and the hop notice)
+	{"attila lu dmdas ncpu=0 N=9600", ""},
+	{"mirage lu dmdar ncpu=0 N=9600", ""},
+	{"hannibal cholesky dmda ncpu=0 N=9600", ""},
+	{"hannibal lu dmdar ncpu=0 N=19200", ""},
+	{"hannibal-pitch lu dmda ncpu=0 N=19200", ""},
+	{"hannibal-pitch lu dmdas ncpu=0 N=19200", ""},
+	{"hannibal-pitch lu dmdas ncpu=0 N=28800", ""},
 }
 
 // TestDriverLoopTracedRows checks that the driver loop's models keep
