@@ -80,6 +80,7 @@ type runFlags struct {
 	noFetchTail            bool
 	noHitExec              bool
 	noHopNotice            bool
+	prefetchLockAtEnd      bool
 	trylockProgress        bool
 	syrkPrioRelease        bool
 	noPushRace             bool
@@ -224,6 +225,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.noFetchTail, "no-starpu-fetch-tail", false, "let a GPU driver execute a job without taking its data's header locks (StarPU takes each one first, and waits for one another driver's copy holds)")
 	fs.BoolVar(&f.noHitExec, "no-starpu-hit-exec", false, "execute a job whose data was all on its GPU at the pop after its driver's next pass (StarPU executes it before that pass)")
 	fs.BoolVar(&f.noHopNotice, "no-starpu-hop-notice", false, "post the second hop of a GPU-to-GPU copy through RAM as the first lands (StarPU posts it when the first hop's driver notices the end: its next pass, or when it has issued the copies of the pass it is in)")
+	fs.BoolVar(&f.prefetchLockAtEnd, "starpu-prefetch-lock-at-end", false, "a push decides at its end, then prefetches its task's data in order, each under its header lock: a lock held then holds back that data's prefetch and the rest, not the decision (without it a push waits for any lock held on its data when it began)")
 	fs.BoolVar(&f.trylockProgress, "starpu-trylock-progress", false, "a GPU driver that finds a data header lock taken while it acquires a released task's data makes progress passes (issuing the copies whose buffers are there) and tries again, up to 10 times, as StarPU does (docs/fidelity.md)")
 	fs.BoolVar(&f.noPushRace, "no-starpu-push-race", false, "let a dm scheduler's decision see what the other threads queue at the same simulated instant (in StarPU over SimGrid pushes of one instant by different threads race: each decides before the others queue; docs/fidelity.md)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
@@ -400,6 +402,7 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUFetchTail = !f.noFetchTail
 	opts.StarPUHitExec = !f.noHitExec
 	opts.StarPUHopNotice = !f.noHopNotice
+	opts.StarPUPrefetchLockAtEnd = f.prefetchLockAtEnd
 	opts.StarPUTrylockProgress = f.trylockProgress
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
 	opts.Durations = cost.Durations(f.durations)

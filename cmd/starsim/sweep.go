@@ -62,6 +62,7 @@ type sweepFlags struct {
 	noJoinTakeover, noPassPlaces, noFetchAtPost bool
 	noAllocOrder, noLockClock, noSyncStart      bool
 	noFetchTail, noHitExec, noHopNotice         bool
+	prefetchLockAtEnd                           bool
 	sample                                      float64
 	price, csv, json, plot, plotPrice, currency string
 	shard                                       string
@@ -96,6 +97,7 @@ func sweepCmd() *cobra.Command {
 		fs.BoolVar(&f.noFetchTail, "no-starpu-fetch-tail", false, "as run --no-starpu-fetch-tail: a GPU driver executes a job without taking its data's header locks")
 		fs.BoolVar(&f.noHitExec, "no-starpu-hit-exec", false, "as run --no-starpu-hit-exec: a job whose data was all on its GPU at the pop waits for its driver's next pass")
 		fs.BoolVar(&f.noHopNotice, "no-starpu-hop-notice", false, "as run --no-starpu-hop-notice: the second hop of a GPU-to-GPU copy through RAM is posted as the first lands")
+		fs.BoolVar(&f.prefetchLockAtEnd, "starpu-prefetch-lock-at-end", false, "as run --starpu-prefetch-lock-at-end: a push decides at its end, then prefetches its task's data in order, each under its header lock")
 		fs.BoolVar(&f.trylockProgress, "starpu-trylock-progress", false, "as run --starpu-trylock-progress: a GPU driver waiting for a data header lock as it acquires a released task's data makes progress passes meanwhile")
 		fs.BoolVar(&f.noJoinTakeover, "no-starpu-join-takeover", false, "as run --no-starpu-join-takeover: a copy comes from the source its first request named")
 		fs.BoolVar(&f.noAllocOrder, "no-starpu-alloc-order", false, "as run --no-starpu-alloc-order: the device allocation lock goes in the order the passes are computed")
@@ -220,6 +222,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	o.StarPUFetchTail = !f.noFetchTail
 	o.StarPUHitExec = !f.noHitExec
 	o.StarPUHopNotice = !f.noHopNotice
+	o.StarPUPrefetchLockAtEnd = f.prefetchLockAtEnd
 	o.StarPUTrylockProgress = f.trylockProgress
 	o.StarPUJoinTakeover = !f.noJoinTakeover
 	o.StarPUPassPlaces = !f.noPassPlaces

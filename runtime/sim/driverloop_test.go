@@ -111,3 +111,18 @@ func TestLockClockAndFetchTail(t *testing.T) {
 		checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.NCPU = "dmda", 0; c.set(o, on) })
 	}
 }
+
+// TestPrefetchLockAtEnd: on attila, Cholesky dmdas N=19200 GPU-only, pushes
+// whose prefetch finds a header lock a driver took that instant wait for
+// it after their decision (Options.StarPUPrefetchLockAtEnd), some more
+// than once: the run keeps its invariants and determinism, and the
+// option changes it.
+func TestPrefetchLockAtEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	cal := sharedCalibration(t, "attila")
+	g, err := models.New("cholesky", models.Options{N: 19200, Block: 960, Prio: graph.UnboundedPrio})
+	require.NoError(t, err)
+	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.NCPU, o.StarPUPrefetchLockAtEnd = "dmdas", 0, on })
+}

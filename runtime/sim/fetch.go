@@ -409,7 +409,7 @@ func (s *Simulator) runWontUse(h *memory.Handle, freeS *float64, pusher int) {
 	}
 	now := s.eng.NowS()
 	id := int32(-1 - len(s.callbacks))
-	s.callbacks = append(s.callbacks, int32(h.ID()))
+	s.callbacks = append(s.callbacks, threadCallback{h: int32(h.ID()), rest: -1})
 	s.threadAdd(pusher, id)
 	*freeS = max(*freeS, now) + s.itemCostS(id)
 	s.eng.Post(*freeS-now, s.wontUseCall, threadArg(pusher, id, false))
@@ -421,7 +421,11 @@ func (s *Simulator) runWontUse(h *memory.Handle, freeS *float64, pusher int) {
 func (s *Simulator) wontUseCallback(arg int) {
 	p, id, reposted := splitThreadArg(arg)
 	if s.threadDue(p, id, reposted, s.itemCostS(id)) {
-		s.applyWontUse(s.mem.Handle(int(s.callbacks[-1-int(id)])))
+		if cb := s.callbacks[-1-int(id)]; cb.rest >= 0 {
+			s.prefetchRestDue(p, cb.rest)
+		} else {
+			s.applyWontUse(s.mem.Handle(int(cb.h)))
+		}
 	}
 }
 
@@ -487,7 +491,12 @@ func (s *Simulator) prefetch(t *TaskState, w *worker) {
 	}
 	t.prefetched = true
 	t.prefetchNode = int32(w.Node)
-	for _, b := range t.Buffers() {
+	s.prefetchBufs(t, w, 0, len(t.Buffers()))
+}
+
+// prefetchBufs prefetches t's buffers from to to (excluded) on w's node.
+func (s *Simulator) prefetchBufs(t *TaskState, w *worker, from, to int) {
+	for _, b := range t.Buffers()[from:to] {
 		h := b.H
 		if req := s.incomingReq(h, w.Node); req != nil && b.Mode&graph.R != 0 && s.opts.StarPUPrefetchJoinLoss {
 			// A copy already on its way here for another task: t's own

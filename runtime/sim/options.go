@@ -192,6 +192,14 @@ type Options struct {
 	// pending requests after issuing new ones). With
 	// Options.StarPUDriverLoop only.
 	StarPUHopNotice bool
+	// StarPUPrefetchLockAtEnd times a push's prefetch as StarPU's: the
+	// push decides at its end, then prefetches its task's data in order,
+	// each under its header lock (_starpu_fetch_data_on_node takes it),
+	// so a lock a driver took that instant holds back that data's
+	// prefetch and the rest, not the decision; without it a push waits
+	// for any lock held on its data when it began. With
+	// Options.StarPUDriverLoop only.
+	StarPUPrefetchLockAtEnd bool
 	// StarPUTrylockProgress times a GPU driver thread's acquisition of a
 	// released task's data as StarPU does (data_concurrency.c): it tries
 	// each data header lock, and while one is held it makes a progress

@@ -161,7 +161,9 @@ type Simulator struct {
 	// order of start (headerlock.go); threadQ is, per
 	// pushing thread (0: the application's, 1+ID: a worker's), its pushes
 	// and wont_use callbacks not done yet; callbacks the handle of each
-	// wont_use callback, by index.
+	// callback item (a wont_use's, or the rest of a push's prefetch
+	// waiting for that handle's lock: Options.StarPUPrefetchLockAtEnd),
+	// by index.
 	lockHolds [][]lockHold
 	// With Options.StarPUPushRace too: per handle ID, the last prefetch
 	// that posted a request for it.
@@ -170,7 +172,8 @@ type Simulator struct {
 	// after it, so most pushes need not look at their data's locks.
 	lockFreeMaxS float64
 	threadQ      []threadQueue
-	callbacks    []int32
+	callbacks    []threadCallback
+	prefRests    []prefetchRest
 
 	ndone       int
 	obs         Observer

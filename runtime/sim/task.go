@@ -133,9 +133,12 @@ func (s *Simulator) push(arg int) {
 	d := s.sched.Push(&t.Task)
 	if d.Prefetch && d.Worker != nil {
 		w := s.workers[d.Worker.ID]
-		if s.prefMarks == nil {
+		switch {
+		case p >= 0 && s.opts.StarPUPrefetchLockAtEnd && !s.trylocks(p, int32(t.ID())):
+			s.prefetchLockAtEnd(t, w, p)
+		case s.prefMarks == nil:
 			s.prefetch(t, w)
-		} else {
+		default:
 			s.racingPrefetch(t, w, p)
 		}
 	}
@@ -152,9 +155,21 @@ func (s *Simulator) push(arg int) {
 // simulated spin lock sleeps spinWaitS before it retries
 // (common/thread.h): thread p's next item waits for it.
 func (s *Simulator) racingPrefetch(t *TaskState, w *worker, p int) {
+	spin := s.prefetchMeets(t, w, p, 0, len(t.Buffers()))
+	s.prefetch(t, w)
+	if spin {
+		q := &s.threadQ[p]
+		q.lastEndS = max(q.lastEndS, s.eng.NowS()+spinWaitS)
+	}
+}
+
+// prefetchMeets says whether thread p's prefetch of t's buffers from to
+// to (excluded) on w's node meets another thread's prefetch of that
+// instant on a header lock (prefetchMark.meet).
+func (s *Simulator) prefetchMeets(t *TaskState, w *worker, p, from, to int) bool {
 	now := s.eng.NowS()
 	spin := false
-	for _, b := range t.Buffers() {
+	for _, b := range t.Buffers()[from:to] {
 		if b.Mode&graph.R == 0 {
 			continue
 		}
@@ -164,10 +179,31 @@ func (s *Simulator) racingPrefetch(t *TaskState, w *worker, p int) {
 			spin = true
 		}
 	}
-	s.prefetch(t, w)
+	return spin
+}
+
+// pushPrefetch is thread p's prefetch of t's buffers from to to
+// (excluded) on w's node, from == 0 being the push's own, a later part the
+// rest it waited for (Options.StarPUPrefetchLockAtEnd): nothing if the
+// task was popped meanwhile (its fetch brings the data).
+func (s *Simulator) pushPrefetch(t *TaskState, w *worker, p, from, to int) {
+	if s.opts.NoPrefetch {
+		return
+	}
+	if from == 0 {
+		if t.prefetched {
+			return
+		}
+		t.prefetched = true
+		t.prefetchNode = int32(w.Node)
+	} else if !t.prefetched || t.worker != nil {
+		return
+	}
+	spin := s.prefMarks != nil && s.prefetchMeets(t, w, p, from, to)
+	s.prefetchBufs(t, w, from, to)
 	if spin {
 		q := &s.threadQ[p]
-		q.lastEndS = max(q.lastEndS, now+spinWaitS)
+		q.lastEndS = max(q.lastEndS, s.eng.NowS()+spinWaitS)
 	}
 }
 

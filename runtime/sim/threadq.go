@@ -22,8 +22,9 @@ type threadQueue struct {
 	lastEndS float64
 }
 
-// threadItem is a push (id: the task's) or a wont_use callback (id: -1 -
-// its index in Simulator.callbacks).
+// threadItem is a push (id: the task's) or a callback (id: -1 - its
+// index in Simulator.callbacks): a wont_use's, or the rest of a push's
+// prefetch (Options.StarPUPrefetchLockAtEnd).
 type threadItem struct {
 	id int32
 	// fired: its first event came while an earlier item was not done;
@@ -98,7 +99,8 @@ func (s *Simulator) threadRuns(p int, id int32, reposted bool, costS float64) bo
 	}
 	began := now - costS
 	lock, held, clock := 0.0, lockHold{}, false
-	if q.lastEndS <= began+lockEpsS && !it.acquired {
+	atEnd := id >= 0 && s.opts.StarPUPrefetchLockAtEnd && !s.trylocks(p, id) // (push takes its locks as it prefetches)
+	if q.lastEndS <= began+lockEpsS && !it.acquired && !atEnd {
 		lock, held, clock = s.itemLockFreeS(id, began, now, s.opts.StarPULockClock, it.clockWait)
 	}
 	if lock > 0 && s.trylocks(p, id) {
@@ -156,7 +158,7 @@ func (s *Simulator) itemLockFreeS(id int32, beganS, nowS float64, advance, waiti
 		return 0, held, false // every lock was free by then
 	}
 	if id < 0 {
-		if at, h, c := s.lockRetryS(int(s.callbacks[-1-int(id)]), nowS, advance, waiting); at > nowS+lockEpsS {
+		if at, h, c := s.lockRetryS(int(s.callbacks[-1-int(id)].h), nowS, advance, waiting); at > nowS+lockEpsS {
 			return at, h, c
 		}
 		return 0, held, false
@@ -261,9 +263,86 @@ func (s *Simulator) lockClock(arg int) {
 func (s *Simulator) itemCostS(id int32) float64 {
 	c := s.m.Costs
 	if id < 0 {
+		if s.callbacks[-1-int(id)].rest >= 0 {
+			return 0 // (the push's cost is spent)
+		}
 		return c.TaskPushS + c.TaskSubmitS + c.TaskPushS
 	}
 	return c.TaskPushS
+}
+
+// threadCallback is a callback item: the handle whose header lock it
+// takes as it ends, and rest >= 0 for the rest of a push's prefetch
+// (Simulator.prefRests), -1 for a wont_use's.
+type threadCallback struct{ h, rest int32 }
+
+// prefetchRest is the rest of a push's prefetch of t's data on w's node,
+// from buffer from on, waiting for that buffer's header lock
+// (Options.StarPUPrefetchLockAtEnd).
+type prefetchRest struct {
+	t    *TaskState
+	w    *worker
+	from int
+}
+
+// heldBuffer is the first of t's buffers from from on whose header lock
+// a prefetch at nowS finds held (-1: none).
+func (s *Simulator) heldBuffer(t *TaskState, from int, nowS float64) int {
+	if s.lockFreeMaxS <= nowS+lockEpsS {
+		return -1
+	}
+	for i, b := range t.Buffers()[from:] {
+		if at, _, _ := s.lockRetryS(b.H.ID(), nowS, false, false); at > nowS+lockEpsS {
+			return from + i
+		}
+	}
+	return -1
+}
+
+// prefetchLockAtEnd prefetches t's data on w's node as thread p's push
+// ends (Options.StarPUPrefetchLockAtEnd): the buffers before the first
+// whose header lock is held now, then the rest as an item at the head of
+// p's queue, which takes that lock as it ends (threadDue) and goes on
+// (prefetchRestDue). In the peer's attila Cholesky dmdas N=19200 at
+// 62.422 ms CUDA1's thread decides, prefetches A[6][4], and prefetches
+// A[4][0] 11 µs later: CUDA2's pass took that lock the same instant to
+// issue its copy.
+func (s *Simulator) prefetchLockAtEnd(t *TaskState, w *worker, p int) {
+	k := s.heldBuffer(t, 0, s.eng.NowS())
+	if k < 0 {
+		s.pushPrefetch(t, w, p, 0, len(t.Buffers()))
+		return
+	}
+	s.pushPrefetch(t, w, p, 0, k)
+	s.waitPrefetchRest(t, w, p, k)
+}
+
+// waitPrefetchRest queues the rest of t's prefetch, from buffer from on,
+// at the head of thread p's queue.
+func (s *Simulator) waitPrefetchRest(t *TaskState, w *worker, p, from int) {
+	id := int32(-1 - len(s.callbacks))
+	s.callbacks = append(s.callbacks, threadCallback{h: int32(t.Buffers()[from].H.ID()), rest: int32(len(s.prefRests))})
+	s.prefRests = append(s.prefRests, prefetchRest{t: t, w: w, from: from})
+	q := &s.threadQ[p]
+	q.items = append(q.items, threadItem{})
+	copy(q.items[1:], q.items)
+	q.items[0] = threadItem{id: id}
+	s.eng.Post(0, s.wontUseCall, threadArg(p, id, false))
+}
+
+// prefetchRestDue goes on with the rest r of a push's prefetch on thread
+// p, whose first buffer's lock it has taken.
+func (s *Simulator) prefetchRestDue(p int, r int32) {
+	pr := s.prefRests[r]
+	n := len(pr.t.Buffers())
+	k := s.heldBuffer(pr.t, pr.from+1, s.eng.NowS())
+	if k < 0 {
+		k = n
+	}
+	s.pushPrefetch(pr.t, pr.w, p, pr.from, k)
+	if k < n {
+		s.waitPrefetchRest(pr.t, pr.w, p, k)
+	}
 }
 
 // threadRepost posts item it of thread p again, to end at atS, and moves
