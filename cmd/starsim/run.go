@@ -67,23 +67,9 @@ type runFlags struct {
 	noHiddenHoles          bool
 	noPrioClamp            bool
 	noPrefetchJoinLoss     bool
-	noJoinTakeover         bool
-	noPassPlaces           bool
-	noAllocOrder           bool
-	noFetchCostAtPost      bool
 	noOwnAtFetch           bool
-	noDriverLoop           bool
-	noRunnerStart          bool
-	noLockSpin             bool
-	noLockClock            bool
-	noSyncStart            bool
-	noFetchTail            bool
-	noHitExec              bool
-	noHopNotice            bool
-	prefetchLockAtEnd      bool
-	trylockProgress        bool
 	syrkPrioRelease        bool
-	noPushRace             bool
+	parity                 parityValues // the StarPU behaviours' flags (parityflags.go)
 	explain                string
 	explainTask            int
 	sampleS                float64
@@ -209,25 +195,11 @@ func (f *runFlags) register(fs *pflag.FlagSet, cmd, cmdline string) {
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fs.BoolVar(&f.check, "check", false, "verify the run's invariants: dependencies, one kernel at a time per worker, each task run once, memory within capacity, every read and the final data of the last written version, busy time within the makespan")
 	fs.BoolVar(&f.noPrefetch, "no-prefetch", false, "no push-time prefetch (STARPU_PREFETCH=0)")
+	f.parity.register(fs, false)
 	fs.BoolVar(&f.noHiddenHoles, "no-starpu-hidden-holes", false, "let the GPU suballocator find every freed slot (StarPU 1.4 hides slots freed between allocated neighbours)")
 	fs.BoolVar(&f.noPrefetchJoinLoss, "no-starpu-prefetch-join-loss", false, "let every task prefetch protect its copy from eviction by other prefetches (StarPU loses the protection of a prefetch that finds the copy already being loaded for another task)")
-	fs.BoolVar(&f.noJoinTakeover, "no-starpu-join-takeover", false, "let a copy come from the source its first request named even when a later task's request for it, from another source, reaches its driver first (StarPU's first request handled loads the copy)")
-	fs.BoolVar(&f.noAllocOrder, "no-starpu-alloc-order", false, "give the device allocation lock to a driver's copies in the order its passes are computed (StarPU's driver takes it when it reaches the allocation, after another driver that asked in between)")
-	fs.BoolVar(&f.noPassPlaces, "no-starpu-pass-places", false, "let a driver's pass take every request its pending limits allow, a cancelled request taking no place (StarPU's pass takes as many as the limit leaves, cancelled ones included, and comes back to the rest after starting a job whose data is in)")
-	fs.BoolVar(&f.noFetchCostAtPost, "no-starpu-fetch-cost-at-post", false, "start a task's per-buffer fetch cost when its last input lands (StarPU's driver spends it as it posts the fetches)")
 	fs.BoolVar(&f.noOwnAtFetch, "no-starpu-own-at-fetch", false, "let a task's copy of data it writes take ownership when the task ends (StarPU gives it ownership when it is fetched or prefetched: the other copies are invalid and the copy dirty from then on)")
 	fs.BoolVar(&f.noPrioClamp, "no-starpu-prio-clamp", false, "keep task priorities outside the scheduler's range (StarPU clamps them at submission: dmda's and dmdar's 0..0 makes them all 0)")
-	fs.BoolVar(&f.noDriverLoop, "no-starpu-driver-loop", false, "do not time each GPU driver's work as StarPU's CUDA driver loop orders it (its pass over the requests, pop, kernel ends and pushes in turn on one thread; docs/fidelity.md)")
-	fs.BoolVar(&f.noRunnerStart, "no-starpu-runner-start", false, "start the first copy between two memory nodes at once (StarPU's simulator starts it 1 µs late: the actor running that pair's copies is created then and sleeps 1 µs as it starts)")
-	fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "hand a data header lock to a thread that waited for it as it frees (StarPU's simulator hands it over 1 µs later: its spin lock waits for the clock to move on)")
-	fs.BoolVar(&f.noLockClock, "no-starpu-lock-clock", false, "hand a data header lock to a push or callback that waited past its first 1 µs sleep 1 µs after its release (StarPU's simulated spin lock waits for the simulated clock's next move, which may come later: the releasing driver may go on to its next copy)")
-	fs.BoolVar(&f.noSyncStart, "no-starpu-sync-start", false, "start a synchronous GPU kernel (LU's GETRF, Cholesky's POTRF) as soon as the kernel before it ends (StarPU's driver runs it once it has pushed the tasks that end released and run their callbacks)")
-	fs.BoolVar(&f.noFetchTail, "no-starpu-fetch-tail", false, "let a GPU driver execute a job without taking its data's header locks (StarPU takes each one first, and waits for one another driver's copy holds)")
-	fs.BoolVar(&f.noHitExec, "no-starpu-hit-exec", false, "execute a job whose data was all on its GPU at the pop after its driver's next pass (StarPU executes it before that pass)")
-	fs.BoolVar(&f.noHopNotice, "no-starpu-hop-notice", false, "post the second hop of a GPU-to-GPU copy through RAM as the first lands (StarPU posts it when the first hop's driver notices the end: its next pass, or when it has issued the copies of the pass it is in)")
-	fs.BoolVar(&f.prefetchLockAtEnd, "starpu-prefetch-lock-at-end", false, "a push decides at its end, then prefetches its task's data in order, each under its header lock: a lock held then holds back that data's prefetch and the rest, not the decision (without it a push waits for any lock held on its data when it began)")
-	fs.BoolVar(&f.trylockProgress, "starpu-trylock-progress", false, "a GPU driver that finds a data header lock taken while it acquires a released task's data makes progress passes (issuing the copies whose buffers are there) and tries again, up to 10 times, as StarPU does (docs/fidelity.md)")
-	fs.BoolVar(&f.noPushRace, "no-starpu-push-race", false, "let a dm scheduler's decision see what the other threads queue at the same simulated instant (in StarPU over SimGrid pushes of one instant by different threads race: each decides before the others queue; docs/fidelity.md)")
 	fs.BoolVar(&f.noTransferFactor, "no-starpu-transfer-factor", false, "predict transfers without StarPU's 2x#GPUs factor on the bandwidth term")
 	fs.StringVar(&f.explain, "explain", "", "write the decision log (JSON lines: every scheduling decision with each candidate's start, length, penalty, fitness; every eviction) to `FILE`, - for stderr")
 	fs.IntVar(&f.explainTask, "explain-task", -1, "with --explain: only the decisions of task `ID` (its submission index; -1: all)")
@@ -388,22 +360,8 @@ func (f *runFlags) simulate(stderr io.Writer, mc *machine, g *graph.Graph, out *
 	opts.StarPUHiddenHoles = !f.noHiddenHoles
 	opts.StarPUPrioClamp = !f.noPrioClamp
 	opts.StarPUPrefetchJoinLoss = !f.noPrefetchJoinLoss
-	opts.StarPUJoinTakeover = !f.noJoinTakeover
-	opts.StarPUPassPlaces = !f.noPassPlaces
-	opts.StarPUAllocOrder = !f.noAllocOrder
-	opts.StarPUFetchCostAtPost = !f.noFetchCostAtPost
 	opts.StarPUOwnAtFetch = !f.noOwnAtFetch
-	opts.StarPUDriverLoop = !f.noDriverLoop
-	opts.StarPUPushRace = !f.noPushRace
-	opts.StarPURunnerStart = !f.noRunnerStart
-	opts.StarPULockSpin = !f.noLockSpin
-	opts.StarPULockClock = !f.noLockClock
-	opts.StarPUSyncStart = !f.noSyncStart
-	opts.StarPUFetchTail = !f.noFetchTail
-	opts.StarPUHitExec = !f.noHitExec
-	opts.StarPUHopNotice = !f.noHopNotice
-	opts.StarPUPrefetchLockAtEnd = f.prefetchLockAtEnd
-	opts.StarPUTrylockProgress = f.trylockProgress
+	f.parity.apply(&opts)
 	opts.ExplainTask, opts.SampleIntervalS = f.explainTask, f.sampleS
 	opts.Durations = cost.Durations(f.durations)
 	if f.explainTask >= len(g.Tasks) {

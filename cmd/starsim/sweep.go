@@ -57,12 +57,8 @@ type sweepFlags struct {
 	ncpu, ncuda, jobs, ib                       int
 	seed                                        uint64
 	double, check                               bool
-	noDriverLoop, syrkPrioRelease, noPushRace   bool
-	noRunnerStart, noLockSpin, trylockProgress  bool
-	noJoinTakeover, noPassPlaces, noFetchAtPost bool
-	noAllocOrder, noLockClock, noSyncStart      bool
-	noFetchTail, noHitExec, noHopNotice         bool
-	prefetchLockAtEnd                           bool
+	syrkPrioRelease                             bool
+	parity                                      parityValues // (parityflags.go)
 	sample                                      float64
 	price, csv, json, plot, plotPrice, currency string
 	shard                                       string
@@ -87,23 +83,9 @@ func sweepCmd() *cobra.Command {
 		fs.BoolVar(&f.double, "double", false, "double-precision tiles")
 		fs.IntVar(&f.ib, "ib", 0, "QR's inner block size `IB` (default Chameleon's, 48)")
 		fs.BoolVar(&f.check, "check", false, "verify every run's invariants")
-		fs.BoolVar(&f.noDriverLoop, "no-starpu-driver-loop", false, "as run --no-starpu-driver-loop: do not time each GPU driver's work as StarPU's CUDA driver loop orders it")
+		f.parity.register(fs, true)
 		fs.BoolVar(&f.syrkPrioRelease, "starpu-14-release-syrk-prio", false, "as run --starpu-14-release-syrk-prio: Cholesky's SYRK tasks get StarPU 1.4 releases' priority")
 		addLegacySYRKPrio(fs)
-		fs.BoolVar(&f.noRunnerStart, "no-starpu-runner-start", false, "as run --no-starpu-runner-start: start the first copy between two memory nodes at once")
-		fs.BoolVar(&f.noLockSpin, "no-starpu-lock-spin", false, "as run --no-starpu-lock-spin: hand a data header lock to a waiting thread as it frees")
-		fs.BoolVar(&f.noLockClock, "no-starpu-lock-clock", false, "as run --no-starpu-lock-clock: a push or callback waiting for a data header lock takes it 1 µs after its release")
-		fs.BoolVar(&f.noSyncStart, "no-starpu-sync-start", false, "as run --no-starpu-sync-start: a synchronous GPU kernel starts as soon as the kernel before it ends")
-		fs.BoolVar(&f.noFetchTail, "no-starpu-fetch-tail", false, "as run --no-starpu-fetch-tail: a GPU driver executes a job without taking its data's header locks")
-		fs.BoolVar(&f.noHitExec, "no-starpu-hit-exec", false, "as run --no-starpu-hit-exec: a job whose data was all on its GPU at the pop waits for its driver's next pass")
-		fs.BoolVar(&f.noHopNotice, "no-starpu-hop-notice", false, "as run --no-starpu-hop-notice: the second hop of a GPU-to-GPU copy through RAM is posted as the first lands")
-		fs.BoolVar(&f.prefetchLockAtEnd, "starpu-prefetch-lock-at-end", false, "as run --starpu-prefetch-lock-at-end: a push decides at its end, then prefetches its task's data in order, each under its header lock")
-		fs.BoolVar(&f.trylockProgress, "starpu-trylock-progress", false, "as run --starpu-trylock-progress: a GPU driver waiting for a data header lock as it acquires a released task's data makes progress passes meanwhile")
-		fs.BoolVar(&f.noJoinTakeover, "no-starpu-join-takeover", false, "as run --no-starpu-join-takeover: a copy comes from the source its first request named")
-		fs.BoolVar(&f.noAllocOrder, "no-starpu-alloc-order", false, "as run --no-starpu-alloc-order: the device allocation lock goes in the order the passes are computed")
-		fs.BoolVar(&f.noPassPlaces, "no-starpu-pass-places", false, "as run --no-starpu-pass-places: a driver's pass takes every request its pending limits allow")
-		fs.BoolVar(&f.noFetchAtPost, "no-starpu-fetch-cost-at-post", false, "as run --no-starpu-fetch-cost-at-post: a task's per-buffer fetch cost starts when its last input lands")
-		fs.BoolVar(&f.noPushRace, "no-starpu-push-race", false, "as run --no-starpu-push-race: a dm decision sees what other threads queue at the same instant")
 		fs.Float64Var(&f.sample, "sample-interval", 0, "with --json: each run's busy-fraction time series, per interval of `S` seconds (0: none)")
 		fs.StringVar(&f.price, "price", "", "JSON `FILE` of prices: device model -> price, \"cpu\" -> host price")
 		fs.IntVarP(&f.jobs, "jobs", "j", 0, "`N` parallel runs (default: the machine's cores)")
@@ -213,21 +195,7 @@ func (f *sweepFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writ
 	}
 	o := sim.DefaultOptions()
 	o.NCPU, o.NCUDA, o.Seed, o.Check, o.SampleIntervalS = f.ncpu, f.ncuda, f.seed, f.check, f.sample
-	o.StarPUDriverLoop = !f.noDriverLoop
-	o.StarPUPushRace = !f.noPushRace
-	o.StarPURunnerStart = !f.noRunnerStart
-	o.StarPULockSpin = !f.noLockSpin
-	o.StarPULockClock = !f.noLockClock
-	o.StarPUSyncStart = !f.noSyncStart
-	o.StarPUFetchTail = !f.noFetchTail
-	o.StarPUHitExec = !f.noHitExec
-	o.StarPUHopNotice = !f.noHopNotice
-	o.StarPUPrefetchLockAtEnd = f.prefetchLockAtEnd
-	o.StarPUTrylockProgress = f.trylockProgress
-	o.StarPUJoinTakeover = !f.noJoinTakeover
-	o.StarPUPassPlaces = !f.noPassPlaces
-	o.StarPUAllocOrder = !f.noAllocOrder
-	o.StarPUFetchCostAtPost = !f.noFetchAtPost
+	f.parity.apply(&o)
 	switch d := cost.Durations(f.durations); d {
 	case cost.Mean, cost.Normal, cost.Histogram:
 		o.Durations = d
