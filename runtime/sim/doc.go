@@ -17,7 +17,9 @@
 //	             write-back, wont_use, tidy, device frees
 //	transfer.go  copies: requests, directions, the drivers' progress passes,
 //	             flows on the network, completion
-//	threadq.go   with the driver loop: each thread's queue of pushes and callbacks
+//	threadq.go   with the driver loop: each thread's queue of pushes and callbacks,
+//	             and the header-lock waits on the simulated clock's moves
+//	headerlock.go  the data header locks' holds and when a waiting thread takes one
 //	check.go     Options.Check's invariants; result.go the Result; observer.go,
 //	             explain.go, options.go
 //	prefault_*.go, prefetch_*    memory hints for the task slabs and the

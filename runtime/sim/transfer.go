@@ -681,7 +681,6 @@ func (s *Simulator) resumeDriver(n int) {
 }
 
 // finish ends a copy: states, waiters, and the next copies it lets start.
-// finish ends a copy: states, waiters, and the next copies it lets start.
 func (s *Simulator) finish(req *request) {
 	d := s.dir(req.src, req.dst)
 	d.issued--
