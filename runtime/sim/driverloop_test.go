@@ -73,56 +73,36 @@ func checkOption(t *testing.T, cal *calibrate.File, g *graph.Graph, set func(o *
 	assert.NotEqual(t, run(false), on)
 }
 
-// TestAllocOrder: on attila, LU dmdar N=19200 GPU-only, a driver asks for
-// the device allocation lock while another's copy computed before, which
-// reaches its allocation later, would hold it (Options.StarPUAllocOrder):
-// the run keeps its invariants and determinism, and the order changes it.
-func TestAllocOrder(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	cal := sharedCalibration(t, "attila")
-	g, err := models.New("lu", models.Options{N: 19200, Block: 960})
-	require.NoError(t, err)
-	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.NCPU, o.StarPUAllocOrder = "dmdar", 0, on })
-}
-
-// TestLockClockAndFetchTail: on real calibrations, GPU-only, runs where a
-// push or wont_use callback waits for a header lock past its first sleep
-// (attila LU dmda N=19200: Options.StarPULockClock; the drivers waiting
-// put off their passes) and where a driver finds a lock of its job's data
-// held as it executes it (mirage Cholesky dmda N=19200:
-// Options.StarPUFetchTail) keep their invariants and determinism, and the
-// option changes them.
-func TestLockClockAndFetchTail(t *testing.T) {
+// TestSharedCalibrationOptions runs options on real calibrations,
+// GPU-only (checkOption: invariants and determinism with the option on,
+// another makespan off), each where it acts:
+//   - attila LU dmdar N=19200: a driver asks for the device allocation
+//     lock while another's copy computed before, which reaches its
+//     allocation later, would hold it (Options.StarPUAllocOrder);
+//   - attila LU dmda N=19200: pushes and wont_use callbacks wait for a
+//     header lock past their first sleep, the waiting drivers putting off
+//     their passes (Options.StarPULockClock);
+//   - mirage Cholesky dmda N=19200: a driver finds a lock of its job's
+//     data held as it executes it (Options.StarPUFetchTail);
+//   - attila Cholesky dmdas N=19200: pushes whose prefetch finds a header
+//     lock a driver took that instant wait for it after their decision
+//     (Options.StarPUPrefetchLockAtEnd).
+func TestSharedCalibrationOptions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
 	for _, c := range []struct {
-		host, app string
-		set       func(o *sim.Options, on bool)
+		name, host, app, sched string
+		set                    func(o *sim.Options, on bool)
 	}{
-		{"attila", "lu", func(o *sim.Options, on bool) { o.StarPULockClock = on }},
-		{"mirage", "cholesky", func(o *sim.Options, on bool) { o.StarPUFetchTail = on }},
+		{"StarPUAllocOrder", "attila", "lu", "dmdar", func(o *sim.Options, on bool) { o.StarPUAllocOrder = on }},
+		{"StarPULockClock", "attila", "lu", "dmda", func(o *sim.Options, on bool) { o.StarPULockClock = on }},
+		{"StarPUFetchTail", "mirage", "cholesky", "dmda", func(o *sim.Options, on bool) { o.StarPUFetchTail = on }},
+		{"StarPUPrefetchLockAtEnd", "attila", "cholesky", "dmdas", func(o *sim.Options, on bool) { o.StarPUPrefetchLockAtEnd = on }},
 	} {
-		cal := sharedCalibration(t, c.host)
-		g, err := models.New(c.app, models.Options{N: 19200, Block: 960})
-		require.NoError(t, err)
-		checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.NCPU = "dmda", 0; c.set(o, on) })
+		t.Run(c.name, func(t *testing.T) {
+			cal, g := sharedGraph(t, c.host, c.app, 19200, c.sched)
+			checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.NCPU = c.sched, 0; c.set(o, on) })
+		})
 	}
-}
-
-// TestPrefetchLockAtEnd: on attila, Cholesky dmdas N=19200 GPU-only, pushes
-// whose prefetch finds a header lock a driver took that instant wait for
-// it after their decision (Options.StarPUPrefetchLockAtEnd), some more
-// than once: the run keeps its invariants and determinism, and the
-// option changes it.
-func TestPrefetchLockAtEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	cal := sharedCalibration(t, "attila")
-	g, err := models.New("cholesky", models.Options{N: 19200, Block: 960, Prio: graph.UnboundedPrio})
-	require.NoError(t, err)
-	checkOption(t, cal, g, func(o *sim.Options, on bool) { o.Sched, o.NCPU, o.StarPUPrefetchLockAtEnd = "dmdas", 0, on })
 }

@@ -56,7 +56,7 @@ type worker struct {
 	// inS when its last input arrived; fetchPostS when its fetch was
 	// posted and fetchCostS the fetch's per-buffer cost (simulated s).
 	execAfter  int
-	fetchHit   bool // every input of the task it fetches was there (fetchHit)
+	fetchHit   bool // every input of the task it fetches was there (fetchHit; Options.StarPUHitExec)
 	inS        float64
 	fetchPostS float64
 	fetchCostS float64

@@ -157,6 +157,12 @@ func (s *Simulator) push(arg int) {
 func (s *Simulator) racingPrefetch(t *TaskState, w *worker, p int) {
 	spin := s.prefetchMeets(t, w, p, 0, len(t.Buffers()))
 	s.prefetch(t, w)
+	s.spinAfter(p, spin)
+}
+
+// spinAfter delays thread p's next item by StarPU's spin-lock sleep when
+// its prefetch met another thread's on a header lock (spin).
+func (s *Simulator) spinAfter(p int, spin bool) {
 	if spin {
 		q := &s.threadQ[p]
 		q.lastEndS = max(q.lastEndS, s.eng.NowS()+spinWaitS)
@@ -201,10 +207,7 @@ func (s *Simulator) pushPrefetch(t *TaskState, w *worker, p, from, to int) {
 	}
 	spin := s.prefMarks != nil && s.prefetchMeets(t, w, p, from, to)
 	s.prefetchBufs(t, w, from, to)
-	if spin {
-		q := &s.threadQ[p]
-		q.lastEndS = max(q.lastEndS, s.eng.NowS()+spinWaitS)
-	}
+	s.spinAfter(p, spin)
 }
 
 // prefetchMark is a handle's last prefetch that posted a request
@@ -437,7 +440,8 @@ func (s *Simulator) fetchInputs(w *worker, t *TaskState) {
 		node.issueFreeS = max(w.fetchPostS, node.issueFreeS) + w.fetchCostS
 	}
 	done := waiter{call: s.arrivedCall, arg: t.ID()}
-	w.fetchHit = true
+	// (only Options.StarPUHitExec reads it)
+	w.fetchHit = s.opts.StarPUHitExec && s.opts.StarPUDriverLoop && w.Kind == machine.GPUWorker
 	for _, b := range t.Buffers() {
 		h := b.H
 		w.fetchHit = w.fetchHit && fetchHit(h, w.Node, b.Mode)
@@ -524,7 +528,7 @@ func (s *Simulator) inputsReady(w *worker, t *TaskState) {
 		// data found in at the pop waits for the next pass.
 		node := s.nodes[w.Node]
 		w.execAfter = node.passes
-		if w.fetchHit && s.opts.StarPUHitExec {
+		if w.fetchHit {
 			// Every buffer was there at the fetch: the job is the next
 			// iteration's first step, before its pass (in the peer's
 			// attila with a 4th GPU, LU dmdas N=9600, CUDA1's driver

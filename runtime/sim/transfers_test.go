@@ -45,9 +45,7 @@ func TestFirstStepCopiesMatchStarPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	cal := sharedCalibration(t, "attila")
-	g, err := models.New("cholesky", models.Options{N: 9600, Block: 960})
-	require.NoError(t, err)
+	cal, g := sharedGraph(t, "attila", "cholesky", 9600, "dmda")
 	o := sim.DefaultOptions()
 	o.Sched, o.NCPU, o.NCUDA, o.Check = "dmda", 0, 3, true
 	obs := &copyEnds{open: map[uint64]string{}, ends: map[string]float64{}}
@@ -173,9 +171,7 @@ func TestOwnershipAtFetchMatchesStarPU(t *testing.T) {
 // reporting to obs; it skips the test when the calibrations are absent.
 func runGPUOnly(t *testing.T, host, app string, n int, obs sim.Observer) {
 	t.Helper()
-	cal := sharedCalibration(t, host)
-	g, err := models.New(app, models.Options{N: n, Block: 960})
-	require.NoError(t, err)
+	cal, g := sharedGraph(t, host, app, n, "dmda")
 	o := sim.DefaultOptions()
 	o.Sched, o.NCPU = "dmda", 0
 	o.Observer = obs
@@ -237,4 +233,14 @@ func sharedCalibration(t *testing.T, host string) *calibrate.File {
 		t.Skip("../shared/calibrations not found")
 	}
 	return cal
+}
+
+// sharedGraph is sharedCalibration's machine and app's graph of order n
+// (tiles of 960) with the priorities of scheduler sched.
+func sharedGraph(t *testing.T, host, app string, n int, sched string) (*calibrate.File, *graph.Graph) {
+	t.Helper()
+	cal := sharedCalibration(t, host)
+	g, err := models.New(app, models.Options{N: n, Block: 960, Prio: prioOf(sched)})
+	require.NoError(t, err)
+	return cal, g
 }
